@@ -1,0 +1,23 @@
+#pragma once
+// Small helpers shared by kernels and the frontend.
+#include <ATen/core/Tensor.h>
+
+namespace at {
+/// Wraps a possibly negative dim into [0, ndim); `op` names the op in the error.
+inline int64_t maybe_wrap_dim(int64_t dim, int64_t ndim, const char* op = "dim", bool scalar_ok = true) {
+  if (ndim <= 0 && scalar_ok) ndim = 1;
+  EMBER_CHECK_T(IndexError, dim >= -ndim && dim < ndim, "[", op, "] dimension out of range (expected to be in range of [",
+                -ndim, ", ", ndim - 1, "], but got ", dim, ")");
+  return dim < 0 ? dim + ndim : dim;
+}
+/// Row-major strides of `sizes`.
+std::vector<int64_t> contiguous_strides(IntArrayRef sizes);
+/// Product of sizes.
+inline int64_t prod_sizes(IntArrayRef s) { int64_t n = 1; for (auto v : s) n *= v; return n; }
+/// at::result_type for two tensors / a tensor and a scalar (torch.result_type).
+ScalarType result_type(const Tensor& a, const Tensor& b);
+ScalarType result_type(const Tensor& a, const Scalar& b);
+/// Global intra-op thread count (OpenMP).
+int get_num_threads();
+void set_num_threads(int n);
+}  // namespace at

@@ -1,0 +1,185 @@
+#pragma once
+// at::Tensor: a reference-counted handle to a TensorImpl. Copying a Tensor shares the data;
+// the storage is freed when the last handle (tensor or view) goes away.
+//
+// The operator methods (t.add(u), t.sum(), ...) are generated from ops.yaml into
+// <ATen/core/TensorMethodDecls.inc> (declarations inside the class) and <ATen/core/TensorMethods.inc>.
+#include <c10/core/Scalar.h>
+#include <c10/core/TensorImpl.h>
+#include <c10/core/TensorOptions.h>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+namespace c10 {
+/// libtorch's c10::List for the op signatures that take `Tensor?[]`; the initializer-list
+/// constructor is explicit so that `t.index({...})` picks the indexing API.
+template <typename T>
+class List : public std::vector<T> {
+ public:
+  using std::vector<T>::vector;
+  List() = default;
+  explicit List(std::initializer_list<T> il) : std::vector<T>(il) {}
+};
+using string_view = std::string_view;
+}  // namespace c10
+
+namespace at {
+class Tensor;
+using TensorList = ArrayRef<Tensor>;
+using ITensorListRef = ArrayRef<Tensor>;
+namespace indexing { struct TensorIndex; }
+class Generator;
+template <typename T, size_t N> class TensorAccessor;
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(c10::intrusive_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  Tensor& operator=(const Tensor& o) & { impl_ = o.impl_; return *this; }
+  Tensor& operator=(Tensor&& o) & noexcept { impl_ = std::move(o.impl_); return *this; }
+  /// `t.index(...) = other` / `t[0] = other`: copies into the view (libtorch semantics).
+  Tensor& operator=(const Tensor& src) &&;
+  Tensor& operator=(Tensor&& src) &&;
+  /// `t[0] = 1.5`: fills the view.
+  Tensor& operator=(const Scalar& v) &&;
+
+  bool defined() const { return static_cast<bool>(impl_); }
+  void reset() { impl_.reset(); }
+  TensorImpl* unsafeGetTensorImpl() const { return impl_.get(); }
+  const c10::intrusive_ptr<TensorImpl>& getIntrusivePtr() const { return impl_; }
+  size_t use_count() const { return impl_.use_count(); }
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+
+  int64_t dim() const { return impl()->dim(); }
+  int64_t ndimension() const { return dim(); }
+  IntArrayRef sizes() const { return impl()->sizes(); }
+  IntArrayRef strides() const { return impl()->strides(); }
+  /// Size of dim `d` (negative counts from the end).
+  int64_t size(int64_t d) const { return impl()->size(d); }
+  int64_t stride(int64_t d) const { return impl()->stride(d); }
+  int64_t numel() const { return impl()->numel(); }
+  int64_t storage_offset() const { return impl()->storage_offset(); }
+  ScalarType scalar_type() const { return impl()->dtype(); }
+  ScalarType dtype() const { return impl()->dtype(); }
+  Device device() const { return impl()->device(); }
+  int64_t get_device() const { return device().is_cuda() ? device().index() : -1; }
+  Layout layout() const { return Layout::Strided; }
+  bool is_cpu() const { return device().is_cpu(); }
+  bool is_cuda() const { return device().is_cuda(); }
+  bool is_sparse() const { return false; }
+  bool is_mkldnn() const { return false; }
+  bool is_floating_point() const { return c10::isFloatingType(scalar_type()); }
+  bool is_complex() const { return false; }
+  bool is_signed() const { return c10::isSignedType(scalar_type()); }
+  /// True when the elements are laid out densely in row-major order.
+  bool is_contiguous(MemoryFormat fmt = MemoryFormat::Contiguous) const;
+  bool is_non_overlapping_and_dense() const { return impl()->is_non_overlapping_and_dense(); }
+  size_t element_size() const { return impl()->itemsize(); }
+  size_t itemsize() const { return impl()->itemsize(); }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * itemsize(); }
+  const Storage& storage() const { return impl()->storage(); }
+  bool is_alias_of(const Tensor& o) const { return storage().is_alias_of(o.storage()); }
+  TensorOptions options() const { return TensorOptions().dtype(scalar_type()).device(device()); }
+  uint32_t _version() const { return impl()->version(); }
+
+  /// Raw pointer to the first element; `data_ptr<float>()` checks the dtype.
+  void* data_ptr() const { return impl()->data(); }
+  const void* const_data_ptr() const { return impl()->data(); }
+  void* mutable_data_ptr() const { return impl()->data(); }
+  template <typename T> T* data_ptr() const;
+  template <typename T> const T* const_data_ptr() const { return data_ptr<T>(); }
+  template <typename T> T* mutable_data_ptr() const { return data_ptr<T>(); }
+  /// The value of a one-element tensor.
+  Scalar item() const;
+  template <typename T> T item() const { return item().to<T>(); }
+  /// A view that indexes a CPU tensor without bounds checks: `auto a = t.accessor<float, 2>(); a[i][j]`.
+  template <typename T, size_t N> TensorAccessor<T, N> accessor() const&;
+
+  // Autograd surface (the engine fills these in; see autograd/).
+  bool requires_grad() const { return impl()->requires_grad(); }
+  bool is_leaf() const;
+  bool is_inference() const { return false; }
+
+  /// libtorch's indexing API: `t.index({Slice(0, 2), 0, None, "..."})`.
+  Tensor index(ArrayRef<indexing::TensorIndex> indices) const;
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Tensor& rhs);
+  Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Scalar& v);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& rhs);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& v);
+  Tensor operator[](int64_t i) const;
+  Tensor operator[](const Tensor& i) const;
+  Tensor operator[](const Scalar& i) const { return (*this)[i.toLong()]; }
+
+  Tensor operator-() const;
+  Tensor operator~() const;
+  Tensor& operator+=(const Tensor& o);
+  Tensor& operator+=(const Scalar& o);
+  Tensor& operator-=(const Tensor& o);
+  Tensor& operator-=(const Scalar& o);
+  Tensor& operator*=(const Tensor& o);
+  Tensor& operator*=(const Scalar& o);
+  Tensor& operator/=(const Tensor& o);
+  Tensor& operator/=(const Scalar& o);
+
+  /// The repr libtorch prints: values, then `[ CPUFloatType{2,3} ]`.
+  std::string toString() const;
+  void print() const;
+
+  // ---- generated operator methods ----
+#include <ATen/core/TensorMethodDecls.inc>
+
+ private:
+  TensorImpl* impl() const {
+    EMBER_CHECK(impl_, "[Tensor] called a method on an undefined tensor");
+    return impl_.get();
+  }
+  c10::intrusive_ptr<TensorImpl> impl_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+template <typename T>
+T* Tensor::data_ptr() const {
+  EMBER_CHECK(c10::CppTypeToScalarType<std::remove_const_t<T>>::value == scalar_type(),
+              "[data_ptr] expected a tensor of dtype ", c10::dtypeName(c10::CppTypeToScalarType<std::remove_const_t<T>>::value),
+              "; got ", c10::dtypeName(scalar_type()));
+  return static_cast<T*>(impl()->data());
+}
+
+/// Creates a tensor with fresh storage of the given sizes (contiguous), dtype and device.
+Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device);
+/// Creates a tensor with fresh storage laid out with the given strides (no bounds checks).
+Tensor make_empty_strided_raw(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device);
+/// Creates a tensor sharing `base`'s storage with new sizes/strides/offset (a view).
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+/// Wraps a Scalar in a 0-dim CPU tensor marked as a wrapped number (for type promotion).
+Tensor scalar_to_tensor(const Scalar& s, Device device = kCPU);
+/// Bumps the shared version counter after an in-place write.
+inline void bump_version(const Tensor& t) { t.unsafeGetTensorImpl()->bump_version(); }
+
+}  // namespace at
+
+#include <ATen/Functions.h>
+#include <ATen/core/TensorMethods.inc>
+
+namespace at {
+inline Tensor Tensor::operator-() const { return neg(); }
+inline Tensor Tensor::operator~() const { return bitwise_not(); }
+inline Tensor& Tensor::operator+=(const Tensor& o) { return add_(o); }
+inline Tensor& Tensor::operator+=(const Scalar& o) { return add_(o); }
+inline Tensor& Tensor::operator-=(const Tensor& o) { return sub_(o); }
+inline Tensor& Tensor::operator-=(const Scalar& o) { return sub_(o); }
+inline Tensor& Tensor::operator*=(const Tensor& o) { return mul_(o); }
+inline Tensor& Tensor::operator*=(const Scalar& o) { return mul_(o); }
+inline Tensor& Tensor::operator/=(const Tensor& o) { return div_(o); }
+inline Tensor& Tensor::operator/=(const Scalar& o) { return div_(o); }
+inline Tensor& Tensor::operator=(const Tensor& src) && { copy_(src); return *this; }
+inline Tensor& Tensor::operator=(Tensor&& src) && { copy_(src); return *this; }
+inline Tensor& Tensor::operator=(const Scalar& v) && { fill_(v); return *this; }
+}  // namespace at

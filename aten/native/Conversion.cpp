@@ -1,0 +1,101 @@
+// Allocation, resizing, dtype/device conversion, contiguous and clone: device-agnostic code over
+// the allocator and copy_.
+#include <ATen/native/NativeFunctions.h>
+#include <ATen/Utils.h>
+
+namespace at::native {
+
+namespace {
+void check_options(const char* op, const TensorOptions& o) {
+  EMBER_CHECK(o.layout() == Layout::Strided, "[", op, "] only the strided layout is supported");
+  EMBER_CHECK(!o.pinned_memory(), "[", op, "] pinned memory is not supported yet");
+}
+}  // namespace
+
+Tensor empty_generic(IntArrayRef size, TensorOptions options, std::optional<MemoryFormat> memory_format) {
+  check_options("empty", options);
+  EMBER_CHECK(!memory_format || *memory_format == MemoryFormat::Contiguous || *memory_format == MemoryFormat::Preserve,
+              "[empty] only contiguous memory format is supported");
+  for (int64_t s : size) EMBER_CHECK(s >= 0, "[empty] sizes must be non-negative; got ", size);
+  Tensor t = make_empty(size, options.dtype(), options.device());
+  return t;
+}
+
+Tensor empty_strided_generic(IntArrayRef size, IntArrayRef stride, TensorOptions options) {
+  check_options("empty_strided", options);
+  EMBER_CHECK(size.size() == stride.size(), "[empty_strided] size ", size, " and stride ", stride, " must have the same length");
+  return make_empty_strided_raw(size, stride, options.dtype(), options.device());
+}
+
+Tensor& resize_generic(Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format) {
+  EMBER_CHECK(!memory_format || *memory_format == MemoryFormat::Contiguous, "[resize_] only contiguous memory format is supported");
+  int64_t n = 1;
+  for (int64_t s : size) {
+    EMBER_CHECK(s >= 0, "[resize_] sizes must be non-negative; got ", size);
+    n *= s;
+  }
+  TensorImpl* impl = self.unsafeGetTensorImpl();
+  size_t need = static_cast<size_t>(n + impl->storage_offset()) * impl->itemsize();
+  Storage st = impl->storage();
+  if (need > st.nbytes()) st.resize(need);
+  impl->set_sizes_contiguous(size);
+  return self;
+}
+
+Tensor _to_copy(const Tensor& self, TensorOptions options, bool non_blocking, std::optional<MemoryFormat> memory_format) {
+  (void)memory_format;
+  ScalarType dt = options.has_dtype() ? options.dtype() : self.scalar_type();
+  Device dev = options.has_device() ? options.device() : self.device();
+  Tensor out = at::empty(self.sizes(), TensorOptions().dtype(dt).device(dev));
+  out.copy_(self, non_blocking);
+  return out;
+}
+
+namespace {
+bool same_device(Device a, Device b) {
+  if (a.type() != b.type()) return false;
+  return !a.has_index() || !b.has_index() || a.index() == b.index();
+}
+Tensor to_impl(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device, bool non_blocking, bool copy) {
+  bool same = (!dtype || *dtype == self.scalar_type()) && (!device || same_device(*device, self.device()));
+  if (same && !copy) return self;
+  TensorOptions o;
+  if (dtype) o = o.dtype(*dtype);
+  if (device) o = o.device(*device);
+  return at::_to_copy(self, o, non_blocking);
+}
+}  // namespace
+
+Tensor to_dtype_layout(const Tensor& self, TensorOptions options, bool non_blocking, bool copy, std::optional<MemoryFormat> mf) {
+  (void)mf;
+  check_options("to", options);
+  return to_impl(self, options.dtype_opt(), options.device_opt(), non_blocking, copy);
+}
+Tensor to_device(const Tensor& self, Device device, ScalarType dtype, bool non_blocking, bool copy, std::optional<MemoryFormat> mf) {
+  (void)mf;
+  return to_impl(self, dtype, device, non_blocking, copy);
+}
+Tensor to_dtype(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy, std::optional<MemoryFormat> mf) {
+  (void)mf;
+  return to_impl(self, dtype, std::nullopt, non_blocking, copy);
+}
+Tensor to_other(const Tensor& self, const Tensor& other, bool non_blocking, bool copy, std::optional<MemoryFormat> mf) {
+  (void)mf;
+  return to_impl(self, other.scalar_type(), other.device(), non_blocking, copy);
+}
+
+Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
+  EMBER_CHECK(memory_format == MemoryFormat::Contiguous, "[contiguous] only MemoryFormat::Contiguous is supported");
+  if (self.is_contiguous()) return self;
+  return self.clone();
+}
+
+Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
+  EMBER_CHECK(!memory_format || *memory_format == MemoryFormat::Contiguous || *memory_format == MemoryFormat::Preserve,
+              "[clone] only contiguous/preserve memory formats are supported");
+  Tensor out = at::empty(self.sizes(), self.options());
+  out.copy_(self);
+  return out;
+}
+
+}  // namespace at::native

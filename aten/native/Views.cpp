@@ -1,0 +1,332 @@
+// View operators: new sizes/strides/offset over the same storage, no copies. Device-agnostic:
+// registered for CPU and CUDA alike.
+#include <ATen/native/NativeFunctions.h>
+#include <ATen/Utils.h>
+
+namespace at::native {
+namespace {
+std::vector<int64_t> infer_size(const char* op, IntArrayRef shape, int64_t numel) {
+  std::vector<int64_t> out(shape.begin(), shape.end());
+  int64_t known = 1, infer = -1;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == -1) {
+      EMBER_CHECK(infer < 0, "[", op, "] only one dimension can be inferred; got shape ", shape);
+      infer = static_cast<int64_t>(i);
+    } else {
+      EMBER_CHECK(out[i] >= 0, "[", op, "] invalid shape dimension ", out[i], " in ", shape);
+      known *= out[i];
+    }
+  }
+  if (infer >= 0) {
+    EMBER_CHECK(known != 0 && numel % known == 0, "[", op, "] shape ", shape, " is invalid for input of size ", numel);
+    out[infer] = numel / known;
+  } else {
+    EMBER_CHECK(known == numel, "[", op, "] shape ", shape, " is invalid for input of size ", numel);
+  }
+  return out;
+}
+
+// Strides for viewing (sizes, strides) as `shape` without a copy, if possible (PyTorch's
+// computeStride): every run of merged old dims must be contiguous within itself.
+std::optional<std::vector<int64_t>> view_strides(IntArrayRef old_sizes, IntArrayRef old_strides, IntArrayRef shape) {
+  std::vector<int64_t> nst(shape.size());
+  if (old_sizes.empty()) { for (auto& s : nst) s = 1; return nst; }
+  int64_t numel = prod_sizes(old_sizes);
+  if (numel == 0) {
+    if (old_sizes == shape) return old_strides.vec();
+    return contiguous_strides(shape);
+  }
+  int64_t view_d = static_cast<int64_t>(shape.size()) - 1;
+  int64_t chunk_base_stride = old_strides.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t d = static_cast<int64_t>(old_sizes.size()) - 1; d >= 0; --d) {
+    tensor_numel *= old_sizes[d];
+    if (d == 0 || (old_sizes[d - 1] != 1 && old_strides[d - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1)) {
+        nst[view_d] = view_numel * chunk_base_stride;
+        view_numel *= shape[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (d > 0) {
+        chunk_base_stride = old_strides[d - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return nst;
+}
+}  // namespace
+
+Tensor as_strided_generic(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  int64_t off = storage_offset.value_or(self.storage_offset());
+  EMBER_CHECK(size.size() == stride.size(), "[as_strided] size ", size, " and stride ", stride, " must have the same length");
+  EMBER_CHECK(off >= 0, "[as_strided] storage offset must be non-negative; got ", off);
+  int64_t extent = 0;
+  bool empty = false;
+  for (size_t i = 0; i < size.size(); ++i) {
+    EMBER_CHECK(size[i] >= 0 && stride[i] >= 0, "[as_strided] sizes and strides must be non-negative; got size ", size,
+                " stride ", stride);
+    if (size[i] == 0) empty = true;
+    extent += (size[i] - 1) * stride[i];
+  }
+  if (!empty) {
+    int64_t need = (off + extent + 1) * static_cast<int64_t>(self.element_size());
+    EMBER_CHECK(need <= static_cast<int64_t>(self.storage().nbytes()), "[as_strided] size ", size, " stride ", stride,
+                " offset ", off, " needs ", need, " bytes but the storage has ", self.storage().nbytes());
+  }
+  return make_view(self, size, stride, off);
+}
+
+Tensor view_generic(const Tensor& self, IntArrayRef size) {
+  auto shape = infer_size("view", size, self.numel());
+  auto st = view_strides(self.sizes(), self.strides(), shape);
+  EMBER_CHECK(st.has_value(), "[view] view size ", size, " is not compatible with input tensor's size ", self.sizes(),
+              " and stride ", self.strides(), " (at least one dimension spans across two contiguous subspaces); use .reshape(...) instead");
+  return make_view(self, shape, *st, self.storage_offset());
+}
+
+Tensor reshape(const Tensor& self, IntArrayRef shape) {
+  auto sz = infer_size("reshape", shape, self.numel());
+  if (view_strides(self.sizes(), self.strides(), sz)) return self.view(sz);
+  return self.clone().view(sz);
+}
+
+Tensor flatten_using_ints(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  if (self.dim() == 0) return self.reshape({1});
+  start_dim = maybe_wrap_dim(start_dim, self.dim(), "flatten");
+  end_dim = maybe_wrap_dim(end_dim, self.dim(), "flatten");
+  EMBER_CHECK(start_dim <= end_dim, "[flatten] start_dim (", start_dim, ") cannot come after end_dim (", end_dim, ")");
+  if (start_dim == end_dim) return self;
+  std::vector<int64_t> shape;
+  for (int64_t d = 0; d < start_dim; ++d) shape.push_back(self.size(d));
+  int64_t m = 1;
+  for (int64_t d = start_dim; d <= end_dim; ++d) m *= self.size(d);
+  shape.push_back(m);
+  for (int64_t d = end_dim + 1; d < self.dim(); ++d) shape.push_back(self.size(d));
+  return self.reshape(shape);
+}
+
+Tensor view_as(const Tensor& self, const Tensor& other) { return self.view(other.sizes()); }
+Tensor reshape_as(const Tensor& self, const Tensor& other) { return self.reshape(other.sizes()); }
+
+Tensor transpose_generic(const Tensor& self, int64_t dim0, int64_t dim1) {
+  int64_t nd = self.dim();
+  dim0 = maybe_wrap_dim(dim0, nd, "transpose");
+  dim1 = maybe_wrap_dim(dim1, nd, "transpose");
+  if (nd == 0) return make_view(self, {}, {}, self.storage_offset());
+  std::vector<int64_t> sz = self.sizes().vec(), st = self.strides().vec();
+  std::swap(sz[dim0], sz[dim1]);
+  std::swap(st[dim0], st[dim1]);
+  return make_view(self, sz, st, self.storage_offset());
+}
+
+Tensor t(const Tensor& self) {
+  EMBER_CHECK(self.dim() <= 2, "[t] expects a tensor with <= 2 dimensions, but self is ", self.dim(), "D");
+  if (self.dim() < 2) return self.transpose(0, 0);
+  return self.transpose(0, 1);
+}
+
+Tensor permute_generic(const Tensor& self, IntArrayRef dims) {
+  int64_t nd = self.dim();
+  EMBER_CHECK(static_cast<int64_t>(dims.size()) == nd, "[permute] number of dims in permutation (", dims.size(),
+              ") doesn't match the number of dims of the tensor (", nd, "); dims ", dims);
+  std::vector<int64_t> sz(nd), st(nd);
+  std::vector<bool> seen(nd, false);
+  for (int64_t i = 0; i < nd; ++i) {
+    int64_t d = maybe_wrap_dim(dims[i], nd, "permute");
+    EMBER_CHECK(!seen[d], "[permute] repeated dim ", dims[i], " in permutation ", dims);
+    seen[d] = true;
+    sz[i] = self.size(d);
+    st[i] = self.stride(d);
+  }
+  return make_view(self, sz, st, self.storage_offset());
+}
+
+Tensor expand_generic(const Tensor& self, IntArrayRef size, bool implicit) {
+  (void)implicit;
+  int64_t nd = static_cast<int64_t>(size.size()), sd = self.dim();
+  EMBER_CHECK(nd >= sd, "[expand] the number of sizes provided (", nd, ") must be greater or equal to the number of dimensions in the tensor (", sd, ")");
+  std::vector<int64_t> sz(nd), st(nd);
+  for (int64_t i = nd - 1; i >= 0; --i) {
+    int64_t j = i - (nd - sd);
+    int64_t want = size[i];
+    if (j < 0) {
+      EMBER_CHECK(want >= 0, "[expand] the expanded size of the tensor (", want, ") isn't allowed in a leading, non-existing dimension ", i);
+      sz[i] = want;
+      st[i] = 0;
+    } else {
+      int64_t have = self.size(j);
+      if (want == -1) want = have;
+      EMBER_CHECK(have == want || have == 1, "[expand] the expanded size of the tensor (", want,
+                  ") must match the existing size (", have, ") at non-singleton dimension ", i, "; target sizes ", size,
+                  ", tensor sizes ", self.sizes());
+      sz[i] = want;
+      st[i] = have == want ? self.stride(j) : 0;
+    }
+  }
+  return make_view(self, sz, st, self.storage_offset());
+}
+
+Tensor expand_as(const Tensor& self, const Tensor& other) { return self.expand(other.sizes()); }
+
+Tensor squeeze_generic(const Tensor& self) {
+  std::vector<int64_t> sz, st;
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if (self.size(d) != 1) { sz.push_back(self.size(d)); st.push_back(self.stride(d)); }
+  return make_view(self, sz, st, self.storage_offset());
+}
+
+Tensor squeeze_dim_generic(const Tensor& self, int64_t dim) {
+  dim = maybe_wrap_dim(dim, self.dim(), "squeeze");
+  if (self.dim() == 0 || self.size(dim) != 1) return make_view(self, self.sizes(), self.strides(), self.storage_offset());
+  std::vector<int64_t> sz = self.sizes().vec(), st = self.strides().vec();
+  sz.erase(sz.begin() + dim);
+  st.erase(st.begin() + dim);
+  return make_view(self, sz, st, self.storage_offset());
+}
+
+Tensor unsqueeze_generic(const Tensor& self, int64_t dim) {
+  dim = maybe_wrap_dim(dim, self.dim() + 1, "unsqueeze");
+  std::vector<int64_t> sz = self.sizes().vec(), st = self.strides().vec();
+  int64_t new_st = dim >= self.dim() ? 1 : sz[dim] * st[dim];
+  sz.insert(sz.begin() + dim, 1);
+  st.insert(st.begin() + dim, new_st);
+  return make_view(self, sz, st, self.storage_offset());
+}
+
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  EMBER_CHECK(self.dim() > 0, "[narrow] cannot be applied to a 0-dim tensor");
+  dim = maybe_wrap_dim(dim, self.dim(), "narrow");
+  int64_t size = self.size(dim);
+  EMBER_CHECK_T(IndexError, start >= -size && start <= size, "[narrow] start (", start, ") is out of bounds for dimension ", dim,
+                " of size ", size);
+  if (start < 0) start += size;
+  EMBER_CHECK(length >= 0 && start + length <= size, "[narrow] start (", start, ") + length (", length,
+              ") exceeds dimension size (", size, ")");
+  return self.slice(dim, start, start + length, 1);
+}
+
+Tensor slice_generic(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  EMBER_CHECK(self.dim() > 0, "[slice] cannot be applied to a 0-dim tensor");
+  dim = maybe_wrap_dim(dim, self.dim(), "slice");
+  EMBER_CHECK(step > 0, "[slice] step must be positive; got ", step);
+  int64_t size = self.size(dim);
+  int64_t s = start.value_or(0), e = end.value_or(size);
+  if (s < 0) s += size;
+  if (e < 0) e += size;
+  s = std::clamp<int64_t>(s, 0, size);
+  e = std::clamp<int64_t>(e, s, size);
+  std::vector<int64_t> sz = self.sizes().vec(), st = self.strides().vec();
+  sz[dim] = (e - s + step - 1) / step;
+  st[dim] *= step;
+  return make_view(self, sz, st, self.storage_offset() + s * self.stride(dim));
+}
+
+Tensor select_generic(const Tensor& self, int64_t dim, int64_t index) {
+  EMBER_CHECK_T(IndexError, self.dim() > 0, "[select] cannot be applied to a 0-dim tensor");
+  dim = maybe_wrap_dim(dim, self.dim(), "select");
+  int64_t size = self.size(dim);
+  EMBER_CHECK_T(IndexError, index >= -size && index < size, "[select] index ", index, " is out of bounds for dimension ",
+                dim, " with size ", size);
+  if (index < 0) index += size;
+  std::vector<int64_t> sz = self.sizes().vec(), st = self.strides().vec();
+  int64_t off = self.storage_offset() + index * st[dim];
+  sz.erase(sz.begin() + dim);
+  st.erase(st.begin() + dim);
+  return make_view(self, sz, st, off);
+}
+
+Tensor unfold_generic(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  int64_t nd = std::max<int64_t>(self.dim(), 1);
+  dimension = maybe_wrap_dim(dimension, nd, "unfold");
+  int64_t dsize = self.dim() == 0 ? 1 : self.size(dimension);
+  EMBER_CHECK(size <= dsize, "[unfold] maximum size for tensor at dimension ", dimension, " is ", dsize, " but size is ", size);
+  EMBER_CHECK(step > 0, "[unfold] step is ", step, " but must be > 0");
+  std::vector<int64_t> sz = self.sizes().vec(), st = self.strides().vec();
+  if (self.dim() == 0) { sz = {1}; st = {1}; }
+  int64_t dstride = st[dimension];
+  sz[dimension] = (dsize - size) / step + 1;
+  st[dimension] = dstride * step;
+  sz.push_back(size);
+  st.push_back(dstride);
+  return make_view(self, sz, st, self.storage_offset());
+}
+
+Tensor diagonal_generic(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  int64_t nd = self.dim();
+  EMBER_CHECK(nd >= 2, "[diagonal] expected a tensor with at least 2 dims; got ", nd);
+  dim1 = maybe_wrap_dim(dim1, nd, "diagonal");
+  dim2 = maybe_wrap_dim(dim2, nd, "diagonal");
+  EMBER_CHECK(dim1 != dim2, "[diagonal] dimensions cannot be identical ", dim1, ", ", dim2);
+  int64_t off = self.storage_offset(), len;
+  if (offset >= 0) {
+    len = std::max<int64_t>(std::min(self.size(dim1), self.size(dim2) - offset), 0);
+    off += offset * self.stride(dim2);
+  } else {
+    len = std::max<int64_t>(std::min(self.size(dim1) + offset, self.size(dim2)), 0);
+    off -= offset * self.stride(dim1);
+  }
+  if (len == 0) off = self.storage_offset();
+  std::vector<int64_t> sz, st;
+  for (int64_t d = 0; d < nd; ++d)
+    if (d != dim1 && d != dim2) { sz.push_back(self.size(d)); st.push_back(self.stride(d)); }
+  sz.push_back(len);
+  st.push_back(self.stride(dim1) + self.stride(dim2));
+  return make_view(self, sz, st, off);
+}
+
+Tensor alias_generic(const Tensor& self) { return make_view(self, self.sizes(), self.strides(), self.storage_offset()); }
+
+std::vector<Tensor> split_Tensor(const Tensor& self, int64_t split_size, int64_t dim) {
+  EMBER_CHECK(self.dim() > 0, "[split] expects at least a 1-dimensional tensor");
+  EMBER_CHECK(split_size >= 0, "[split] split_size must be non-negative; got ", split_size);
+  dim = maybe_wrap_dim(dim, self.dim(), "split");
+  int64_t size = self.size(dim);
+  EMBER_CHECK(split_size > 0 || size == 0, "[split] split_size can only be 0 if dimension size is 0; got dimension size ", size);
+  std::vector<Tensor> out;
+  if (size == 0) { out.push_back(self.narrow(dim, 0, 0)); return out; }
+  for (int64_t s = 0; s < size; s += split_size) out.push_back(self.narrow(dim, s, std::min(split_size, size - s)));
+  return out;
+}
+
+std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  EMBER_CHECK(self.dim() > 0, "[split_with_sizes] expects at least a 1-dimensional tensor");
+  dim = maybe_wrap_dim(dim, self.dim(), "split_with_sizes");
+  int64_t total = 0;
+  for (auto s : split_sizes) {
+    EMBER_CHECK(s >= 0, "[split_with_sizes] split sizes must be non-negative; got ", split_sizes);
+    total += s;
+  }
+  EMBER_CHECK(total == self.size(dim), "[split_with_sizes] split sizes ", split_sizes, " must sum to the dimension size ",
+              self.size(dim));
+  std::vector<Tensor> out;
+  int64_t start = 0;
+  for (auto s : split_sizes) { out.push_back(self.narrow(dim, start, s)); start += s; }
+  return out;
+}
+
+std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
+  EMBER_CHECK(self.dim() > 0, "[chunk] expects at least a 1-dimensional tensor");
+  EMBER_CHECK(chunks > 0, "[chunk] number of chunks must be positive; got ", chunks);
+  dim = maybe_wrap_dim(dim, self.dim(), "chunk");
+  int64_t size = self.size(dim);
+  int64_t split = (size + chunks - 1) / chunks;
+  if (split == 0 && size == 0) {
+    std::vector<int64_t> sizes(chunks, 0);
+    return self.split_with_sizes(sizes, dim);
+  }
+  return self.split(split, dim);
+}
+
+std::vector<Tensor> unbind_int(const Tensor& self, int64_t dim) {
+  EMBER_CHECK(self.dim() > 0, "[unbind] dimension specified as ", dim, " but tensor has no dimensions");
+  dim = maybe_wrap_dim(dim, self.dim(), "unbind");
+  std::vector<Tensor> out;
+  for (int64_t i = 0; i < self.size(dim); ++i) out.push_back(self.select(dim, i));
+  return out;
+}
+
+}  // namespace at::native

@@ -1,0 +1,92 @@
+// Tensor construction helpers and the non-operator Tensor methods.
+#include <ATen/ATen.h>
+#include <omp.h>
+
+namespace at {
+
+Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device) {
+  int64_t n = 1;
+  for (int64_t s : sizes) {
+    EMBER_CHECK(s >= 0, "[empty] sizes must be non-negative; got ", sizes);
+    n *= s;
+  }
+  c10::Allocator* alloc = device.is_cpu() ? c10::GetCPUAllocator() : c10::GetAllocator(device.type());
+  size_t nbytes = static_cast<size_t>(n) * c10::elementSize(dtype);
+  auto impl = c10::make_intrusive<TensorImpl>(Storage::allocate(nbytes, alloc), dtype);
+  impl->set_sizes_contiguous(sizes);
+  return Tensor(std::move(impl));
+}
+
+Tensor make_empty_strided_raw(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device) {
+  int64_t extent = 1;  // 1 + max offset
+  bool empty = false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    EMBER_CHECK(sizes[i] >= 0, "[empty_strided] sizes must be non-negative; got ", sizes);
+    EMBER_CHECK(strides[i] >= 0, "[empty_strided] strides must be non-negative; got ", strides);
+    if (sizes[i] == 0) empty = true;
+    else extent += (sizes[i] - 1) * strides[i];
+  }
+  if (empty) extent = 0;
+  c10::Allocator* alloc = device.is_cpu() ? c10::GetCPUAllocator() : c10::GetAllocator(device.type());
+  auto impl = c10::make_intrusive<TensorImpl>(Storage::allocate(static_cast<size_t>(extent) * c10::elementSize(dtype), alloc), dtype);
+  impl->set_sizes_and_strides(sizes, strides);
+  return Tensor(std::move(impl));
+}
+
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
+  auto impl = c10::make_intrusive<TensorImpl>(base.storage(), base.scalar_type());
+  impl->set_sizes_and_strides(sizes, strides);
+  impl->set_storage_offset(storage_offset);
+  return Tensor(std::move(impl));
+}
+
+Tensor scalar_to_tensor(const Scalar& s, Device device) {
+  Tensor t = make_empty({}, s.type(), kCPU);
+  if (s.isFloatingPoint()) *t.data_ptr<double>() = s.toDouble();
+  else if (s.isBoolean()) *t.data_ptr<bool>() = s.toBool();
+  else *t.data_ptr<int64_t>() = s.toLong();
+  t.unsafeGetTensorImpl()->set_wrapped_number(true);
+  if (!device.is_cpu()) {
+    t = t.to(device);
+    t.unsafeGetTensorImpl()->set_wrapped_number(true);
+  }
+  return t;
+}
+
+std::vector<int64_t> contiguous_strides(IntArrayRef sizes) {
+  std::vector<int64_t> st(sizes.size());
+  int64_t s = 1;
+  for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
+    st[i] = s;
+    s *= std::max<int64_t>(sizes[i], 1);
+  }
+  return st;
+}
+
+bool Tensor::is_contiguous(MemoryFormat fmt) const {
+  EMBER_CHECK(fmt == MemoryFormat::Contiguous || fmt == MemoryFormat::Preserve,
+              "[is_contiguous] only MemoryFormat::Contiguous is supported");
+  return impl()->is_contiguous();
+}
+
+Scalar Tensor::item() const {
+  EMBER_CHECK(numel() == 1, "[item] a Tensor with ", numel(), " elements cannot be converted to Scalar");
+  Tensor c = is_cpu() ? *this : to(kCPU);
+  return EMBER_DISPATCH_ALL(scalar_type(), "item", [&]() -> Scalar {
+    scalar_t v = *static_cast<const scalar_t*>(c.data_ptr());
+    if constexpr (std::is_same_v<scalar_t, bool>) return Scalar(v);
+    else if constexpr (std::is_integral_v<scalar_t>) return Scalar(static_cast<int64_t>(v));
+    else return Scalar(static_cast<double>(v));
+  });
+}
+
+bool Tensor::is_leaf() const { return true; }
+
+ScalarType result_type(const Tensor& a, const Tensor& b);
+int get_num_threads() { return omp_get_max_threads(); }
+void set_num_threads(int n) {
+  EMBER_CHECK(n > 0, "[set_num_threads] expected a positive number of threads; got ", n);
+  omp_set_num_threads(n);
+}
+
+}  // namespace at

@@ -1,0 +1,311 @@
+// The iteration engine. See the usage example in ATen/TensorIterator.h.
+#include <ATen/TensorIterator.h>
+#include <ATen/ATen.h>
+#include <algorithm>
+#include <omp.h>
+
+namespace ember {
+using at::ScalarType;
+using at::Tensor;
+
+namespace {
+ScalarType combine_categories(ScalarType higher, ScalarType lower) {
+  if (c10::isFloatingType(higher)) return higher;
+  if (higher == ScalarType::Bool || c10::isFloatingType(lower)) return c10::promoteTypes(higher, lower);
+  if (higher != ScalarType::Undefined) return higher;
+  return lower;
+}
+ScalarType wrapped_dtype(ScalarType t) {
+  // A Python-style number contributes only its category: floats count as the default dtype.
+  return c10::isFloatingType(t) ? c10::get_default_dtype() : t;
+}
+}  // namespace
+
+ScalarType result_type(std::initializer_list<const Tensor*> tensors, std::initializer_list<at::Scalar> scalars) {
+  ScalarType dim = ScalarType::Undefined, zero = ScalarType::Undefined, wrapped = ScalarType::Undefined;
+  for (const Tensor* t : tensors) {
+    if (!t || !t->defined()) continue;
+    c10::TensorImpl* impl = t->unsafeGetTensorImpl();
+    if (impl->is_wrapped_number()) wrapped = c10::promoteTypes(wrapped, wrapped_dtype(impl->dtype()));
+    else if (impl->dim() == 0) zero = c10::promoteTypes(zero, impl->dtype());
+    else dim = c10::promoteTypes(dim, impl->dtype());
+  }
+  for (const at::Scalar& s : scalars) wrapped = c10::promoteTypes(wrapped, wrapped_dtype(s.type()));
+  return combine_categories(dim, combine_categories(zero, wrapped));
+}
+
+bool can_cast(ScalarType from, ScalarType to) {
+  if (c10::isFloatingType(from) && c10::isIntegralType(to, true)) return false;
+  if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
+  return true;
+}
+
+std::vector<int64_t> broadcast_shapes(const char* op, at::IntArrayRef a, at::IntArrayRef b) {
+  size_t nd = std::max(a.size(), b.size());
+  std::vector<int64_t> out(nd);
+  for (size_t i = 0; i < nd; ++i) {
+    int64_t da = i < nd - a.size() ? 1 : a[i - (nd - a.size())];
+    int64_t db = i < nd - b.size() ? 1 : b[i - (nd - b.size())];
+    EMBER_CHECK(da == db || da == 1 || db == 1, "[", op, "] the size of tensor a (", da,
+                ") must match the size of tensor b (", db, ") at non-singleton dimension ", i, "; shapes ", a, " and ", b);
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+void TensorIter::build_pointwise(const PointwiseSpec& spec, Tensor* out, std::initializer_list<const Tensor*> inputs,
+                                 std::initializer_list<at::Scalar> wrapped, at::DeviceType backend) {
+  const char* name = spec.name;
+  EMBER_INTERNAL_ASSERT(inputs.size() + 1 <= kMaxOperands, "too many operands");
+  ntensors_ = static_cast<int>(inputs.size()) + 1;
+
+  // Devices: every input on the backend's device, except 0-dim CPU tensors (moved over).
+  at::Device dev = (*inputs.begin())->device();
+  for (const Tensor* t : inputs) {
+    if (t->device().type() != backend && !(t->dim() == 0 && t->is_cpu())) {
+      throw c10::Error(c10::str("[", name, "] expected all tensors on ", at::Device(backend), "; got a tensor on ", t->device()));
+    }
+    if (t->device().type() == backend) dev = t->device();
+  }
+  for (const Tensor* t : inputs)
+    EMBER_CHECK(t->device().type() != backend || t->device() == dev, "[", name,
+                "] expected all tensors on one device; got ", dev, " and ", t->device());
+
+  // dtypes.
+  ScalarType common;
+  if (spec.promote == Promote::None) common = (*inputs.begin())->scalar_type();
+  else if (inputs.size() == 1 && wrapped.size() == 0) common = (*inputs.begin())->scalar_type();
+  else common = result_type(inputs, wrapped);
+  if (spec.promote == Promote::IntToFloat && !c10::isFloatingType(common)) common = c10::get_default_dtype();
+  common_ = common;
+  ScalarType result = spec.promote == Promote::AlwaysBool ? ScalarType::Bool : common;
+
+  // Shape.
+  at::IntArrayRef shape = (*inputs.begin())->sizes();
+  std::vector<int64_t> bshape;
+  bool same = true;
+  for (const Tensor* t : inputs) same = same && t->sizes() == shape;
+  if (!same) {
+    bshape = shape.vec();
+    for (const Tensor* t : inputs) bshape = broadcast_shapes(name, bshape, t->sizes());
+    shape = bshape;
+  }
+
+  // Inputs, cast to the common dtype (and moved to the device for 0-dim CPU scalars).
+  int k = 1;
+  for (const Tensor* t : inputs) {
+    Tensor in = *t;
+    if (in.device() != dev) in = in.to(dev);
+    if (in.scalar_type() != common) in = in.to(common);
+    operands_[k++] = std::move(in);
+  }
+
+  if (out) {
+    EMBER_CHECK(out->defined(), "[", name, "] out= tensor is undefined");
+    EMBER_CHECK(out->device() == dev, "[", name, "] expected out on ", dev, "; got out on ", out->device());
+    EMBER_CHECK(can_cast(result, out->scalar_type()), "[", name, "] result type ", c10::toString(result),
+                " can't be cast to the desired output type ", c10::toString(out->scalar_type()));
+    bool inplace = false;
+    for (const Tensor* t : inputs) inplace = inplace || t->is_same(*out);
+    if (inplace) {
+      EMBER_CHECK(out->sizes() == shape, "[", name, "] output with shape ", out->sizes(),
+                  " doesn't match the broadcast shape ", shape);
+    } else if (out->sizes() != shape) {
+      out->resize_(shape);
+    }
+    for (int64_t d = 0; d < out->dim(); ++d)
+      EMBER_CHECK(out->stride(d) != 0 || out->size(d) <= 1, "[", name,
+                  "] unsupported operation: more than one element of the written-to tensor refers to a single memory location");
+    // Write straight into `out` when the dtype matches and no input partially overlaps it.
+    bool direct = out->scalar_type() == result;
+    for (int i = 1; i < ntensors_ && direct; ++i) {
+      const Tensor& in = operands_[i];
+      if (in.is_alias_of(*out) && !(in.storage_offset() == out->storage_offset() && in.strides() == out->strides() &&
+                                     in.sizes() == out->sizes()))
+        direct = false;
+    }
+    if (direct) {
+      operands_[0] = *out;
+    } else {
+      user_out_ = *out;
+      operands_[0] = at::make_empty(shape, result, dev);
+    }
+    compute_layout(false, shape, result, name);
+  } else {
+    compute_layout(true, shape, result, name);
+  }
+}
+
+void TensorIter::build_copy(const Tensor& dst, const Tensor& src) {
+  ntensors_ = 2;
+  EMBER_CHECK(src.defined(), "[copy_] source tensor is undefined");
+  EMBER_CHECK(src.sizes() == dst.sizes() || broadcast_shapes("copy_", dst.sizes(), src.sizes()) == dst.sizes().vec(),
+              "[copy_] source of shape ", src.sizes(), " does not broadcast to destination of shape ", dst.sizes());
+  operands_[0] = dst;
+  operands_[1] = src;
+  common_ = src.scalar_type();
+  compute_layout(false, dst.sizes(), dst.scalar_type(), "copy_");
+}
+
+void TensorIter::build_raw(std::initializer_list<const Tensor*> ops) {
+  ntensors_ = 0;
+  for (const Tensor* t : ops) operands_[ntensors_++] = *t;
+  common_ = operands_[0].scalar_type();
+  compute_layout(false, operands_[0].sizes(), common_, "iter");
+}
+
+void TensorIter::compute_layout(bool allocate_output, at::IntArrayRef out_sizes, ScalarType out_dtype, const char* name) {
+  const int nd = static_cast<int>(out_sizes.size());
+  EMBER_CHECK(nd <= kMaxDims, "[", name, "] tensors with more than ", kMaxDims, " dims are not supported; got ", nd);
+  numel_ = 1;
+  for (int d = 0; d < nd; ++d) numel_ *= out_sizes[d];
+
+  // Broadcast byte strides per operand, in the tensors' own dim order (outer first).
+  int64_t st[kMaxOperands][kMaxDims];
+  for (int k = allocate_output ? 1 : 0; k < ntensors_; ++k) {
+    const Tensor& t = operands_[k];
+    const int64_t es = static_cast<int64_t>(t.element_size());
+    const int off = nd - static_cast<int>(t.dim());
+    for (int d = 0; d < nd; ++d) {
+      int td = d - off;
+      st[k][d] = (td < 0 || t.size(td) == 1) ? 0 : t.stride(td) * es;
+    }
+  }
+  if (allocate_output) for (int d = 0; d < nd; ++d) st[0][d] = 0;
+
+  // perm[i] = original dim placed at position i, innermost first. Start from the natural order
+  // and insertion-sort by strides so that the innermost position has the smallest stride.
+  int perm[kMaxDims];
+  for (int i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
+  auto should_swap = [&](int inner, int outer) {  // true if `outer` should be inside `inner`
+    for (int k = 0; k < ntensors_; ++k) {
+      int64_t a = st[k][inner], b = st[k][outer];
+      if (a == 0 || b == 0) continue;
+      if (a != b) return b < a;
+    }
+    return false;
+  };
+  for (int i = 1; i < nd; ++i) {
+    for (int j = i; j > 0; --j) {
+      if (should_swap(perm[j - 1], perm[j])) std::swap(perm[j - 1], perm[j]);
+      else break;
+    }
+  }
+
+  if (allocate_output) {
+    // Dense output in the permuted order (so a transposed input gives a transposed result).
+    const at::Device dev = operands_[1].device();
+    bool natural = true;
+    for (int i = 0; i < nd; ++i) natural = natural && perm[i] == nd - 1 - i;
+    if (natural) {
+      operands_[0] = at::make_empty(out_sizes, out_dtype, dev);
+    } else {
+      int64_t strides[kMaxDims];
+      int64_t s = 1;
+      for (int i = 0; i < nd; ++i) {
+        strides[perm[i]] = s;
+        s *= std::max<int64_t>(out_sizes[perm[i]], 1);
+      }
+      operands_[0] = at::make_empty_strided_raw(out_sizes, at::IntArrayRef(strides, nd), out_dtype, dev);
+    }
+    const Tensor& o = operands_[0];
+    const int64_t es = static_cast<int64_t>(o.element_size());
+    for (int d = 0; d < nd; ++d) st[0][d] = out_sizes[d] == 1 ? 0 : o.stride(d) * es;
+  }
+
+  // Permute, then coalesce adjacent dims that are one linear run for every operand.
+  int64_t sh[kMaxDims], ps[kMaxOperands][kMaxDims];
+  for (int i = 0; i < nd; ++i) {
+    sh[i] = out_sizes[perm[i]];
+    for (int k = 0; k < ntensors_; ++k) ps[k][i] = st[k][perm[i]];
+  }
+  int n = 0;
+  if (nd > 0) {
+    shape_[0] = sh[0];
+    for (int k = 0; k < ntensors_; ++k) strides_[k][0] = ps[k][0];
+    n = 1;
+    for (int i = 1; i < nd; ++i) {
+      bool can = true;
+      for (int k = 0; k < ntensors_ && can; ++k)
+        can = sh[i] == 1 || shape_[n - 1] == 1 || ps[k][i] == strides_[k][n - 1] * shape_[n - 1];
+      if (can) {
+        if (shape_[n - 1] == 1) for (int k = 0; k < ntensors_; ++k) strides_[k][n - 1] = ps[k][i];
+        shape_[n - 1] *= sh[i];
+      } else {
+        shape_[n] = sh[i];
+        for (int k = 0; k < ntensors_; ++k) strides_[k][n] = ps[k][i];
+        ++n;
+      }
+    }
+  }
+  ndim_ = n;
+}
+
+bool TensorIter::is_contiguous() const {
+  if (ndim_ > 1) return false;
+  if (ndim_ == 0) return true;
+  for (int k = 0; k < ntensors_; ++k)
+    if (strides_[k][0] != static_cast<int64_t>(operands_[k].element_size())) return false;
+  return true;
+}
+
+void TensorIter::run(Loop loop, void* ctx, int64_t grain) const {
+  if (numel_ == 0) return;
+  if (numel_ < grain || omp_in_parallel() || omp_get_max_threads() == 1) {
+    run_range(loop, ctx, 0, numel_);
+    return;
+  }
+#pragma omp parallel
+  {
+    int64_t nt = omp_get_num_threads(), tid = omp_get_thread_num();
+    int64_t chunk = (numel_ + nt - 1) / nt;
+    int64_t b = tid * chunk, e = std::min(numel_, b + chunk);
+    if (b < e) run_range(loop, ctx, b, e);
+  }
+}
+
+void TensorIter::run_range(Loop loop, void* ctx, int64_t begin, int64_t end) const {
+  char* ptrs[kMaxOperands];
+  int64_t inner[kMaxOperands];
+  for (int k = 0; k < ntensors_; ++k) {
+    ptrs[k] = data(k);
+    inner[k] = ndim_ > 0 ? strides_[k][0] : 0;
+  }
+  if (ndim_ <= 1) {
+    for (int k = 0; k < ntensors_; ++k) ptrs[k] += begin * inner[k];
+    loop(ctx, ptrs, inner, end - begin);
+    return;
+  }
+  int64_t counter[kMaxDims];
+  int64_t rem = begin;
+  for (int d = 0; d < ndim_; ++d) {
+    counter[d] = rem % shape_[d];
+    rem /= shape_[d];
+    for (int k = 0; k < ntensors_; ++k) ptrs[k] += counter[d] * strides_[k][d];
+  }
+  int64_t todo = end - begin;
+  while (todo > 0) {
+    int64_t n = std::min(shape_[0] - counter[0], todo);
+    loop(ctx, ptrs, inner, n);
+    todo -= n;
+    if (todo == 0) break;
+    for (int k = 0; k < ntensors_; ++k) ptrs[k] -= counter[0] * strides_[k][0];
+    counter[0] = 0;
+    for (int d = 1; d < ndim_; ++d) {
+      ++counter[d];
+      for (int k = 0; k < ntensors_; ++k) ptrs[k] += strides_[k][d];
+      if (counter[d] < shape_[d]) break;
+      for (int k = 0; k < ntensors_; ++k) ptrs[k] -= counter[d] * strides_[k][d];
+      counter[d] = 0;
+    }
+  }
+}
+
+void TensorIter::finish() {
+  if (user_out_.defined()) {
+    user_out_.copy_(operands_[0]);
+    user_out_ = Tensor();
+  }
+}
+
+}  // namespace ember

@@ -1,0 +1,89 @@
+// c10 basics: error helpers, dtype names, devices, scalars, default dtype.
+#include <c10/core/Scalar.h>
+#include <c10/core/TensorOptions.h>
+#include <atomic>
+#include <iomanip>
+
+namespace c10 {
+
+void throw_internal_assert(const char* cond, const char* file, int line, const std::string& msg) {
+  throw Error(str("[internal] ", cond, " failed at ", file, ":", line, (msg.empty() ? "" : ": "), msg,
+                  " -- this is a bug in Ember; please report it"));
+}
+
+const char* toString(ScalarType t) {
+  switch (t) {
+    case ScalarType::Byte: return "Byte";
+    case ScalarType::Char: return "Char";
+    case ScalarType::Short: return "Short";
+    case ScalarType::Int: return "Int";
+    case ScalarType::Long: return "Long";
+    case ScalarType::Half: return "Half";
+    case ScalarType::Float: return "Float";
+    case ScalarType::Double: return "Double";
+    case ScalarType::Bool: return "Bool";
+    case ScalarType::BFloat16: return "BFloat16";
+    default: return "Undefined";
+  }
+}
+
+const char* dtypeName(ScalarType t) {
+  switch (t) {
+    case ScalarType::Byte: return "uint8";
+    case ScalarType::Char: return "int8";
+    case ScalarType::Short: return "int16";
+    case ScalarType::Int: return "int32";
+    case ScalarType::Long: return "int64";
+    case ScalarType::Half: return "float16";
+    case ScalarType::Float: return "float32";
+    case ScalarType::Double: return "float64";
+    case ScalarType::Bool: return "bool";
+    case ScalarType::BFloat16: return "bfloat16";
+    default: return "undefined";
+  }
+}
+
+Device::Device(const std::string& spec) {
+  std::string type = spec, idx;
+  auto colon = spec.find(':');
+  if (colon != std::string::npos) { type = spec.substr(0, colon); idx = spec.substr(colon + 1); }
+  if (type == "cpu") type_ = DeviceType::CPU;
+  else if (type == "cuda") type_ = DeviceType::CUDA;
+  else throw Error(c10::str("[Device] expected a device string like 'cpu', 'cuda' or 'cuda:1'; got '", spec, "'"));
+  if (!idx.empty()) {
+    EMBER_CHECK(idx.find_first_not_of("0123456789") == std::string::npos && idx.size() < 4,
+                "[Device] invalid device index in '", spec, "'");
+    index_ = static_cast<DeviceIndex>(std::stoi(idx));
+    EMBER_CHECK(type_ != DeviceType::CPU || index_ == 0, "[Device] CPU device index must be 0; got '", spec, "'");
+  }
+}
+
+std::string Device::str() const {
+  std::string s = type_ == DeviceType::CPU ? "cpu" : "cuda";
+  if (index_ >= 0) s += ":" + std::to_string(index_);
+  return s;
+}
+std::ostream& operator<<(std::ostream& os, DeviceType t) { return os << (t == DeviceType::CPU ? "cpu" : "cuda"); }
+std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str(); }
+
+std::ostream& operator<<(std::ostream& os, const Scalar& s) {
+  if (s.isFloatingPoint()) return os << s.toDouble();
+  if (s.isBoolean()) return os << (s.toBool() ? "true" : "false");
+  return os << s.toLong();
+}
+
+namespace {
+std::atomic<ScalarType> g_default_dtype{ScalarType::Float};
+}
+ScalarType get_default_dtype() { return g_default_dtype.load(std::memory_order_relaxed); }
+void set_default_dtype(ScalarType t) {
+  EMBER_CHECK(isFloatingType(t), "[set_default_dtype] expected a floating dtype; got ", dtypeName(t));
+  g_default_dtype.store(t);
+}
+
+std::ostream& operator<<(std::ostream& os, const TensorOptions& o) {
+  return os << "TensorOptions(dtype=" << dtypeName(o.dtype()) << ", device=" << o.device()
+            << ", requires_grad=" << (o.requires_grad() ? "true" : "false") << ")";
+}
+
+}  // namespace c10

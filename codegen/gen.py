@@ -1,0 +1,381 @@
+#!/usr/bin/env python3
+"""Ember's generator: ops.yaml (+ derivatives.yaml) -> dispatcher, at:: functions, Tensor methods,
+CPU/CUDA kernel bindings and generated op tests, written into the build directory.
+
+    python3 codegen/gen.py --ops ops.yaml --out build/generated [--cuda] [--list-outputs]
+
+Files are written only when their content changed, so editing one op's entry rebuilds only what
+that op touches. Errors are printed as `ops.yaml:LINE: message` and exit with status 1.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import sys
+
+import jinja2
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from model import (GenError, cpp_args, cpp_arg_type, cpp_default, cpp_ret_type, parse_ops, promote_types, DTYPE_NAMES,  # noqa: E402
+                   DTYPE_GROUPS)
+
+HEADER = "// @generated from ops.yaml by codegen/gen.py — edit the YAML"
+N_FUNCTION_SHARDS = 4
+
+CPP_DTYPE = {"Byte": "uint8_t", "Char": "int8_t", "Short": "int16_t", "Int": "int32_t", "Long": "int64_t",
+             "Half": "c10::Half", "Float": "float", "Double": "double", "Bool": "bool", "BFloat16": "c10::BFloat16"}
+
+
+# ---------------------------------------------------------------- helpers used by templates
+def params(op, defaults=True, skip_self=False, out_first=False):
+    where = f"ops.yaml:{op.line}"
+    cas = cpp_args(op.schema, where, with_defaults=defaults, out_first=out_first)
+    if skip_self:
+        cas = cas[1:]
+    return ", ".join(f"{c.type} {c.name}" + (f" = {c.default}" if c.default is not None and defaults else "")
+                     for c in cas)
+
+
+def arg_names(op, skip_self=False):
+    cas = cpp_args(op.schema, "", with_defaults=False)
+    if skip_self:
+        cas = cas[1:]
+    return ", ".join(c.name for c in cas)
+
+
+def fn_type(op):
+    cas = cpp_args(op.schema, "", with_defaults=False)
+    return f"{cpp_ret_type(op.schema.rets)}({', '.join(c.type for c in cas)})"
+
+
+def dispatch_args(op):
+    """Expressions the dispatcher reads devices / requires_grad from."""
+    cas = cpp_args(op.schema, "", with_defaults=False)
+    tensors = [c.name for c in cas if c.schema_args[0].type.is_tensor]
+    if tensors:
+        return "::ember::dispatch::key_set(" + ", ".join(tensors) + ")"
+    for c in cas:
+        if c.type == "at::TensorOptions":
+            return "::ember::dispatch::key_set_for(options.device())"
+        if c.name == "device":
+            return "::ember::dispatch::key_set_for(device)"
+    return "::ember::dispatch::KeySet{}"
+
+
+def arg_checks(op):
+    lines = []
+    fname = op.schema.name if op.variant_kind != "out" else op.schema.name + "_out"
+    for a in op.schema.args:
+        if a.type.is_tensor and not a.type.optional and not a.type.is_list:
+            lines.append(f'EMBER_CHECK({a.name}.defined(), "[{fname}] expected a defined tensor for argument '
+                         f'\'{a.name}\'; got an undefined tensor");')
+    for name, spec in op.checks.items():
+        if not isinstance(spec, dict):
+            continue
+        if "dim" in spec:
+            d = spec["dim"]
+            dims = d if isinstance(d, list) else [d]
+            cond = " || ".join(f"{name}.dim() == {x}" for x in dims)
+            want = " or ".join(str(x) for x in dims)
+            lines.append(f'EMBER_CHECK({cond}, "[{fname}] expected \'{name}\' to be a {want}-D tensor; got a ", '
+                         f'{name}.dim(), "-D tensor of shape ", {name}.sizes());')
+        if "dtypes" in spec:
+            from model import _dtypes
+            dts = _dtypes(spec["dtypes"], f"ops.yaml:{op.line}")
+            cond = " || ".join(f"{name}.scalar_type() == at::k{d}" for d in dts)
+            want = ", ".join(_pretty(d) for d in dts)
+            lines.append(f'EMBER_CHECK({cond}, "[{fname}] expected \'{name}\' of dtype {want}; got ", '
+                         f'c10::dtypeName({name}.scalar_type()));')
+    return lines
+
+
+def _pretty(dt):
+    return {v: k for k, v in DTYPE_NAMES.items()}[dt]
+
+
+def kernel_name(op, backend):
+    if op.kind == "pointwise":
+        return f"{op.ident}_{backend.lower()}"
+    if op.kind == "dispatch":
+        return op.dispatch.get(backend)
+    return op.ident  # composite: at::native::<ident>
+
+
+def ret_is_ref(op):
+    return cpp_ret_type(op.schema.rets) == "at::Tensor&"
+
+
+# ---------------------------------------------------------------- pointwise details
+def pw_info(op):
+    """Everything a pointwise kernel template needs about its (functional) op."""
+    base = op.base or op
+    s = base.schema
+    tensors = [a.name for a in s.args if a.type.is_tensor]
+    scalars = [a for a in s.args if not a.type.is_tensor]
+    return {
+        "tensors": tensors,
+        "scalars": [{"name": a.name, "wrapped": a.name in base.wrapped, "base": a.type.base,
+                     "optional": a.type.optional, "cpptype": cpp_arg_type(a.type)} for a in scalars],
+        "expr": base.expr,
+        "promote": base.promote,
+        "dtypes": base.dtypes,
+        "name": base.schema.name,
+    }
+
+
+def sample_cpp_value(v, arg):
+    t = arg.type
+    if t.optional and v is not None and not t.is_list:
+        from model import Type
+        inner = Type(**{**t.__dict__})
+        inner.optional = False
+        typ = cpp_arg_type(t).replace("const ", "").replace("&", "")
+        return f"{typ}({sample_cpp_value(v, type(arg)(arg.name, inner, arg.default, arg.kwarg_only))})"
+    if v is None:
+        return "std::nullopt"
+    if t.base == "ScalarType":
+        return f"at::k{DTYPE_NAMES[v]}"
+    if t.base == "str":
+        return f'"{v}"'
+    if t.base == "Device":
+        return f'at::Device("{v}")'
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        return "std::vector<int64_t>{" + ", ".join(str(x) for x in v) + "}"
+    if t.base == "Scalar" and isinstance(v, float):
+        return f"at::Scalar({v!r})"
+    if t.base == "Scalar" and isinstance(v, int):
+        return f"at::Scalar(int64_t({v}))"
+    if t.base == "float":
+        return repr(float(v))
+    return repr(v)
+
+
+def sample_args(op, s, skip_self=False):
+    """The C++ argument list of a generated test call: sample tensors as x.<name>, sample scalars by
+    name, trailing defaults dropped."""
+    out = []
+    for c in cpp_args(op.schema, "", with_defaults=False):
+        a = c.schema_args[0]
+        if a.name in s.tensors:
+            out.append("x." + a.name)
+        elif a.name in s.scalars:
+            out.append(c.name)
+        elif c.type == "at::TensorOptions":
+            out.append(None)
+        elif a.default is not None:
+            out.append(None)
+        elif a.type.mutable:
+            out.append(None)
+        else:
+            raise GenError(f"ops.yaml:{s.line}: sample for {op.full_name} gives no value for '{a.name}'")
+    while out and out[-1] is None:
+        out.pop()
+    if None in out:
+        # An inner default: spell it out.
+        cas = cpp_args(op.schema, "", with_defaults=True)
+        out = [o if o is not None else (cas[i].default or "{}") for i, o in enumerate(out)]
+    if skip_self:
+        out = out[1:]
+    return ", ".join(out)
+
+
+def pw_shape(op, s):
+    return broadcast([s.tensors[n]["shape"] for n in pw_info(op)["tensors"]])
+
+
+def default_of(op, name):
+    base = op.base or op
+    for a in base.schema.args:
+        if a.name == name and a.default is not None:
+            return " = " + cpp_default(a, f"ops.yaml:{op.line}")
+    return ""
+
+
+def broadcast(shapes):
+    nd = max((len(s) for s in shapes), default=0)
+    out = [1] * nd
+    for s in shapes:
+        for i, d in enumerate(reversed(s)):
+            j = nd - 1 - i
+            if out[j] == 1:
+                out[j] = d
+            elif d != 1 and d != out[j]:
+                return None
+    return out
+
+
+def result_dtype(op, sample):
+    """Mirror of the runtime promotion for pointwise ops (used to state the expected dtype)."""
+    info = pw_info(op)
+    dim_r = zero_r = wrapped_r = None
+    for name in info["tensors"]:
+        spec = sample.tensors.get(name)
+        dt = DTYPE_NAMES[spec.get("dtype") or sample.dtype]
+        if len(spec["shape"]) > 0:
+            dim_r = promote_types(dim_r, dt)
+        else:
+            zero_r = promote_types(zero_r, dt)
+    for sc in info["scalars"]:
+        if sc["wrapped"] and sc["name"] in sample.scalars:
+            v = sample.scalars[sc["name"]]
+            wt = "Bool" if isinstance(v, bool) else ("Long" if isinstance(v, int) else "Float")
+            wrapped_r = promote_types(wrapped_r, wt)
+        elif sc["wrapped"]:
+            wrapped_r = promote_types(wrapped_r, "Long")  # default values are integers in our YAML
+
+    def cat(t):
+        if t is None:
+            return -1
+        return 2 if t in DTYPE_GROUPS["floating"] else (0 if t == "Bool" else 1)
+
+    def combine(higher, lower):
+        if higher is not None and cat(higher) == 2:
+            return higher
+        if higher == "Bool" or (lower is not None and cat(lower) == 2):
+            return promote_types(higher, lower)
+        if higher is not None:
+            return higher
+        return lower
+    common = combine(dim_r, combine(zero_r, wrapped_r))
+    if info["promote"] == "none":
+        common = DTYPE_NAMES[sample.tensors[info["tensors"][0]].get("dtype") or sample.dtype]
+    if info["promote"] == "int_to_float" and common not in DTYPE_GROUPS["floating"]:
+        common = "Float"
+    if info["promote"] == "always_bool":
+        return "Bool", common
+    return common, common
+
+
+# ---------------------------------------------------------------- rendering
+class Writer:
+    def __init__(self, out_dir):
+        self.out_dir = out_dir
+        self.written = []
+        self.all = []
+
+    def write(self, rel, content):
+        path = os.path.join(self.out_dir, rel)
+        self.all.append(path)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if os.path.exists(path):
+            with open(path) as f:
+                if f.read() == content:
+                    return
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(content)
+        os.replace(tmp, path)
+        self.written.append(rel)
+
+
+def shard_of(op, n):
+    return int(hashlib.md5(op.schema.name.encode()).hexdigest(), 16) % n
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ops", required=True)
+    ap.add_argument("--derivatives", default=None)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--cuda", action="store_true", help="emit CUDA kernels (else CUDA stubs)")
+    ap.add_argument("--tests", action="store_true", help="emit generated op tests")
+    ap.add_argument("--list-outputs", action="store_true", help="print the files that would be written")
+    args = ap.parse_args(argv)
+    try:
+        return generate(args)
+    except GenError as e:
+        print(str(e), file=sys.stderr)
+        return 1
+
+
+def generate(args):
+    ops = parse_ops(args.ops)
+    validate(ops)
+
+    tdir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(tdir), trim_blocks=True, lstrip_blocks=True,
+                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    env.globals.update(HEADER=HEADER, params=params, arg_names=arg_names, fn_type=fn_type,
+                       dispatch_args=dispatch_args, arg_checks=arg_checks, kernel_name=kernel_name,
+                       cpp_ret_type=cpp_ret_type, ret_is_ref=ret_is_ref, pw_info=pw_info, CPP_DTYPE=CPP_DTYPE,
+                       sample_cpp_value=sample_cpp_value, broadcast=broadcast, result_dtype=result_dtype,
+                       DTYPE_NAMES=DTYPE_NAMES, repr=repr, cpp_args=cpp_args,
+                       sample_args=sample_args, pw_shape=pw_shape, default_of=default_of)
+    w = Writer(args.out)
+    pointwise = [o for o in ops if o.kind == "pointwise"]
+    families = sorted({o.family for o in ops})
+
+    def render(tpl, rel, **kw):
+        w.write(rel, env.get_template(tpl).render(ops=ops, **kw))
+
+    render("OpIds.h.j2", "include/ATen/core/OpIds.h")
+    render("Functions.h.j2", "include/ATen/Functions.h")
+    render("TensorMethodDecls.inc.j2", "include/ATen/core/TensorMethodDecls.inc")
+    render("TensorMethods.inc.j2", "include/ATen/core/TensorMethods.inc")
+    render("NativeFunctions.h.j2", "include/ATen/native/NativeFunctions.h")
+    for k in range(N_FUNCTION_SHARDS):
+        render("Functions.cpp.j2", f"src/Functions_{k}.cpp", shard=[o for o in ops if shard_of(o, N_FUNCTION_SHARDS) == k])
+    render("RegisterCPU.cpp.j2", "src/RegisterCPU.cpp")
+    if args.cuda:
+        render("RegisterCUDA.cpp.j2", "src/RegisterCUDA.cpp")
+        for fam in sorted({o.family for o in pointwise}):
+            render("PointwiseCUDA.cu.j2", f"kernels/cuda/pw_{fam}.cu",
+                   fam_ops=[o for o in pointwise if o.family == fam])
+    else:
+        render("RegisterCUDAStub.cpp.j2", "src/RegisterCUDA.cpp")
+    for op in pointwise:
+        if op.variant_kind == "functional":
+            variants = [o for o in pointwise if (o.base or o) is op]
+            render("PointwiseCPU.cpp.j2", f"kernels/cpu/pw_{op.ident}.cpp", op=op, variants=variants)
+    if args.tests:
+        for fam in families:
+            render("OpTests.cpp.j2", f"tests/ops_{fam}.cpp", fam_ops=[o for o in ops if o.family == fam and o.test])
+
+    if args.list_outputs:
+        for p in w.all:
+            print(p)
+    # Remove stale generated sources (an op deleted from the YAML).
+    for sub in ("kernels/cpu", "kernels/cuda", "tests"):
+        d = os.path.join(args.out, sub)
+        if os.path.isdir(d):
+            for f in os.listdir(d):
+                p = os.path.join(d, f)
+                if p not in w.all and not f.endswith(".tmp"):
+                    os.remove(p)
+    with open(os.path.join(args.out, "sources.cmake.tmp"), "w") as f:
+        f.write("set(EMBER_GEN_CPU_SOURCES\n" + "\n".join(
+            f"  {p}" for p in w.all if p.endswith(".cpp") and "/tests/" not in p) + ")\n")
+        f.write("set(EMBER_GEN_CUDA_SOURCES\n" + "\n".join(f"  {p}" for p in w.all if p.endswith(".cu")) + ")\n")
+        f.write("set(EMBER_GEN_TEST_SOURCES\n" + "\n".join(f"  {p}" for p in w.all if "/tests/" in p) + ")\n")
+    src_list = os.path.join(args.out, "sources.cmake")
+    tmp = src_list + ".tmp"
+    if os.path.exists(src_list) and open(src_list).read() == open(tmp).read():
+        os.remove(tmp)
+    else:
+        os.replace(tmp, src_list)
+    return 0
+
+
+def validate(ops):
+    """Cross-entry checks: kernel names are identifiers, pointwise dtypes, sample shapes broadcast."""
+    import re
+    for op in ops:
+        where = f"ops.yaml:{op.line}"
+        if op.kind == "dispatch":
+            for k, v in op.dispatch.items():
+                if not re.match(r"^[A-Za-z_]\w*$", str(v)):
+                    raise GenError(f"{where}: dispatch {k} kernel '{v}' is not a C++ function name")
+        if op.kind == "pointwise" and op.variant_kind == "functional":
+            for s in op.samples:
+                shapes = [s.tensors[n]["shape"] for n in pw_info(op)["tensors"]]
+                if broadcast(shapes) is None:
+                    raise GenError(f"ops.yaml:{s.line}: sample shapes {shapes} do not broadcast")
+            if not op.expr.strip():
+                raise GenError(f"{where}: empty pointwise expression")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

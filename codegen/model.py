@@ -1,0 +1,572 @@
+"""Parse and validate ops.yaml / derivatives.yaml into a model the templates render.
+
+Every mistake is reported as ``ops.yaml:LINE: message`` (a GenError), never a traceback.
+The schema language is PyTorch's function-schema language:
+
+    add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+import yaml
+
+
+class GenError(Exception):
+    """A user-facing generator error: file:line: message."""
+
+
+# ---------------------------------------------------------------- YAML with line numbers
+class _LineLoader(yaml.SafeLoader):
+    pass
+
+
+def _construct_mapping(loader, node, deep=False):
+    mapping = yaml.SafeLoader.construct_mapping(loader, node, deep=True)
+    mapping["__line__"] = node.start_mark.line + 1
+    return mapping
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def load_yaml(path: str, text: Optional[str] = None):
+    if text is None:
+        with open(path) as f:
+            text = f.read()
+    try:
+        data = yaml.load(text, Loader=_LineLoader)
+    except yaml.YAMLError as e:
+        line = getattr(getattr(e, "problem_mark", None), "line", -1) + 1
+        raise GenError(f"{path}:{line}: invalid YAML: {getattr(e, 'problem', e)}")
+    if data is None:
+        data = []
+    if not isinstance(data, list):
+        raise GenError(f"{path}:1: expected a list of entries at top level")
+    return data
+
+
+# ---------------------------------------------------------------- schema types
+@dataclass
+class Type:
+    base: str  # Tensor, int, float, bool, Scalar, ScalarType, Layout, Device, MemoryFormat, str, Generator
+    optional: bool = False  # T?
+    is_list: bool = False  # T[] / T[N]
+    list_size: Optional[int] = None
+    elem_optional: bool = False  # Tensor?[]
+    alias: Optional[str] = None  # 'a' in Tensor(a) / Tensor(a!)
+    mutable: bool = False  # Tensor(a!)
+
+    @property
+    def is_tensor(self):
+        return self.base == "Tensor"
+
+    def __str__(self):
+        s = self.base
+        if self.alias:
+            s += f"({self.alias}{'!' if self.mutable else ''})"
+        if self.elem_optional:
+            s += "?"
+        if self.is_list:
+            s += f"[{self.list_size or ''}]"
+        if self.optional:
+            s += "?"
+        return s
+
+
+BASE_TYPES = {"Tensor", "int", "SymInt", "float", "bool", "Scalar", "ScalarType", "Layout", "Device",
+              "MemoryFormat", "str", "Generator"}
+
+_TYPE_RE = re.compile(r"^(\w+)(?:\((\w+)(!?)(?:\s*->\s*\*)?\))?(\?)?(?:\[(\d*)\])?(\?)?$")
+
+
+def parse_type(s: str, where: str) -> Type:
+    m = _TYPE_RE.match(s)
+    if not m:
+        raise GenError(f"{where}: cannot parse type '{s}'")
+    base, alias, bang, q1, lsize, q2 = m.groups()
+    if base not in BASE_TYPES:
+        raise GenError(f"{where}: unknown type '{base}' (known: {', '.join(sorted(BASE_TYPES))})")
+    if base == "SymInt":
+        base = "int"
+    is_list = lsize is not None
+    t = Type(base=base, alias=alias, mutable=bool(bang))
+    if is_list:
+        t.is_list = True
+        t.list_size = int(lsize) if lsize else None
+        t.elem_optional = bool(q1)
+        t.optional = bool(q2)
+    else:
+        t.optional = bool(q1 or q2)
+    if alias and base != "Tensor":
+        raise GenError(f"{where}: alias annotations are only allowed on Tensor, got '{s}'")
+    return t
+
+
+@dataclass
+class Arg:
+    name: str
+    type: Type
+    default: Optional[str] = None
+    kwarg_only: bool = False
+
+
+@dataclass
+class Ret:
+    name: Optional[str]
+    type: Type
+
+
+_SCHEMA_RE = re.compile(r"^\s*([A-Za-z_][\w]*)(?:\.([\w]+))?\s*\((.*)\)\s*->\s*(.+?)\s*$")
+
+
+def _split_top(s: str):
+    """Split on commas not inside brackets/parentheses."""
+    out, depth, cur = [], 0, ""
+    for ch in s:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+@dataclass
+class Schema:
+    name: str
+    overload: str
+    args: list
+    rets: list
+
+    @property
+    def full_name(self):
+        return f"{self.name}.{self.overload}" if self.overload else self.name
+
+    def __str__(self):
+        parts, kw = [], False
+        for a in self.args:
+            if a.kwarg_only and not kw:
+                parts.append("*")
+                kw = True
+            s = f"{a.type} {a.name}"
+            if a.default is not None:
+                s += f"={a.default}"
+            parts.append(s)
+        if len(self.rets) == 1 and self.rets[0].name is None:
+            r = str(self.rets[0].type)
+        else:
+            r = "(" + ", ".join(f"{x.type}" + (f" {x.name}" if x.name else "") for x in self.rets) + ")"
+        return f"{self.full_name}({', '.join(parts)}) -> {r}"
+
+
+def parse_schema(s: str, where: str) -> Schema:
+    m = _SCHEMA_RE.match(s)
+    if not m:
+        raise GenError(f"{where}: cannot parse schema '{s}' (expected 'name.overload(args) -> returns')")
+    name, overload, argstr, retstr = m.groups()
+    args, kw = [], False
+    seen = set()
+    for a in _split_top(argstr):
+        if a == "*":
+            kw = True
+            continue
+        am = re.match(r"^(.+?)\s+(\w+)(?:\s*=\s*(.+))?$", a)
+        if not am:
+            raise GenError(f"{where}: cannot parse argument '{a}'")
+        t = parse_type(am.group(1), where)
+        if am.group(2) in seen:
+            raise GenError(f"{where}: duplicate argument name '{am.group(2)}'")
+        seen.add(am.group(2))
+        args.append(Arg(am.group(2), t, am.group(3), kw))
+    rets = []
+    retstr = retstr.strip()
+    if retstr.startswith("(") and retstr.endswith(")"):
+        inner = retstr[1:-1].strip()
+        items = _split_top(inner) if inner else []
+    else:
+        items = [retstr]
+    for r in items:
+        rm = re.match(r"^(\S+)(?:\s+(\w+))?$", r)
+        if not rm:
+            raise GenError(f"{where}: cannot parse return '{r}'")
+        rets.append(Ret(rm.group(2), parse_type(rm.group(1), where)))
+    return Schema(name, overload or "", args, rets)
+
+
+# ---------------------------------------------------------------- C++ rendering of types
+def cpp_arg_type(t: Type) -> str:
+    b = t.base
+    if b == "Tensor":
+        if t.is_list:
+            return "const c10::List<std::optional<at::Tensor>>&" if t.elem_optional else "at::TensorList"
+        if t.optional:
+            return "const std::optional<at::Tensor>&"
+        return "at::Tensor&" if t.mutable else "const at::Tensor&"
+    if b == "int":
+        if t.is_list:
+            return "at::OptionalIntArrayRef" if t.optional else "at::IntArrayRef"
+        return "std::optional<int64_t>" if t.optional else "int64_t"
+    simple = {"float": "double", "bool": "bool", "ScalarType": "at::ScalarType", "Layout": "at::Layout",
+              "Device": "at::Device", "MemoryFormat": "at::MemoryFormat", "str": "c10::string_view",
+              "Generator": "at::Generator"}
+    if b == "Scalar":
+        if t.is_list:
+            return "at::ArrayRef<at::Scalar>"
+        return "const std::optional<at::Scalar>&" if t.optional else "const at::Scalar&"
+    if b == "float" and t.is_list:
+        return "at::ArrayRef<double>"
+    if b == "bool" and t.is_list:
+        return f"std::array<bool, {t.list_size}>" if t.list_size else "at::ArrayRef<bool>"
+    base = simple[b]
+    return f"std::optional<{base}>" if t.optional else base
+
+
+def cpp_ret_type(rets) -> str:
+    def one(t: Type):
+        if t.base == "Tensor":
+            if t.is_list:
+                return "std::vector<at::Tensor>"
+            return "at::Tensor&" if t.mutable else "at::Tensor"
+        return {"Scalar": "at::Scalar", "bool": "bool", "int": "int64_t", "float": "double",
+                "ScalarType": "at::ScalarType"}[t.base]
+    if not rets:
+        return "void"
+    if len(rets) == 1:
+        return one(rets[0].type)
+    return "std::tuple<" + ", ".join(one(r.type) for r in rets) + ">"
+
+
+def cpp_default(a: Arg, where: str) -> str:
+    d, t = a.default, a.type
+    if d == "None":
+        return "std::nullopt" if not (t.base == "Tensor" and not t.optional) else "{}"
+    if d in ("True", "False"):
+        return "true" if d == "True" else "false"
+    if d.startswith("["):
+        inner = d[1:-1].strip()
+        return "{" + inner + "}" if inner else "{}"
+    if d.startswith('"') or d.startswith("'"):
+        return '"' + d[1:-1] + '"'
+    if d == "contiguous_format":
+        return "at::MemoryFormat::Contiguous"
+    if d == "Mean":
+        return "at::Reduction::Mean"
+    if d in ("long", "float", "double", "int", "bool"):
+        return {"long": "at::kLong", "float": "at::kFloat", "double": "at::kDouble", "int": "at::kInt",
+                "bool": "at::kBool"}[d]
+    if re.match(r"^-?[\d.]+(e-?\d+)?$", d) or re.match(r"^-?inf$", d):
+        if "inf" in d:
+            return ("-" if d.startswith("-") else "") + "std::numeric_limits<double>::infinity()"
+        if t.base == "int" and t.is_list:
+            return "{" + ", ".join([d] * (t.list_size or 1)) + "}"
+        return d
+    raise GenError(f"{where}: cannot translate default '{d}' of argument '{a.name}'")
+
+
+TENSOR_OPTIONS_ARGS = ["dtype", "layout", "device", "pin_memory"]
+
+
+@dataclass
+class CppArg:
+    name: str
+    type: str
+    default: Optional[str]
+    schema_args: list  # the schema Args this stands for (4 for TensorOptions)
+
+
+def cpp_args(schema: Schema, where: str, with_defaults=True, out_first=False):
+    """C++ parameter list; dtype/layout/device/pin_memory collapse into TensorOptions."""
+    out, i, args = [], 0, schema.args
+    while i < len(args):
+        a = args[i]
+        if a.name == "dtype" and [x.name for x in args[i:i + 4]] == TENSOR_OPTIONS_ARGS:
+            out.append(CppArg("options", "at::TensorOptions", "{}", args[i:i + 4]))
+            i += 4
+            continue
+        d = cpp_default(a, where) if (a.default is not None and with_defaults) else None
+        out.append(CppArg(a.name, cpp_arg_type(a.type), d, [a]))
+        i += 1
+    if out_first:
+        outs = [c for c in out if c.type == "at::Tensor&" and c.schema_args[0].kwarg_only]
+        out = outs + [c for c in out if c not in outs]
+    # C++ needs defaults to be trailing: drop defaults that precede a non-default argument.
+    seen_nondefault = False
+    for c in reversed(out):
+        if c.default is None:
+            seen_nondefault = True
+        elif seen_nondefault:
+            c.default = None
+    return out
+
+
+def ident(full_name: str) -> str:
+    return full_name.replace(".", "_")
+
+
+# ---------------------------------------------------------------- op entries
+DTYPE_GROUPS = {
+    "floating": ["Float", "Double", "Half", "BFloat16"],
+    "integral": ["Byte", "Char", "Short", "Int", "Long"],
+    "bool": ["Bool"],
+}
+DTYPE_GROUPS["all"] = DTYPE_GROUPS["integral"] + DTYPE_GROUPS["floating"]
+DTYPE_GROUPS["all_and_bool"] = DTYPE_GROUPS["all"] + ["Bool"]
+DTYPE_GROUPS["integral_and_bool"] = DTYPE_GROUPS["integral"] + ["Bool"]
+DTYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+PROMOTIONS = {"default", "int_to_float", "always_bool", "none"}
+
+
+@dataclass
+class Sample:
+    line: int
+    tensors: dict  # arg -> {shape:[...], layout:str, dtype:str}
+    scalars: dict  # arg -> python value (rendered to C++ later)
+    dtype: str
+    domain: tuple
+    index: int
+
+
+@dataclass
+class Op:
+    schema: Schema
+    line: int
+    variants: list
+    kind: str  # pointwise | dispatch | composite
+    expr: Optional[str] = None
+    dtypes: list = field(default_factory=list)
+    promote: str = "default"
+    wrapped: list = field(default_factory=list)  # Scalar args that take part in type promotion
+    dispatch: dict = field(default_factory=dict)
+    samples: list = field(default_factory=list)
+    family: str = "misc"
+    base: Optional["Op"] = None  # for generated in-place/out variants: the functional op
+    variant_kind: str = "functional"  # functional | inplace | out
+    checks: dict = field(default_factory=dict)
+    tol: Optional[float] = None
+    ref: Optional[str] = None
+    test: bool = True
+    grad: bool = True
+
+    @property
+    def full_name(self):
+        return self.schema.full_name
+
+    @property
+    def ident(self):
+        return ident(self.full_name)
+
+    @property
+    def cpp_name(self):
+        if self.variant_kind == "out":
+            return self.schema.name + "_out"
+        return self.schema.name
+
+    @property
+    def tensor_args(self):
+        return [a for a in self.schema.args if a.type.is_tensor and not a.type.is_list]
+
+
+KNOWN_KEYS = {"func", "variants", "pointwise", "dispatch", "composite", "samples", "dtypes", "promote",
+              "wrapped", "family", "checks", "tol", "ref", "test", "__line__", "inplace", "out", "doc", "grad"}
+
+
+def _dtypes(spec, where):
+    if spec is None:
+        return DTYPE_GROUPS["all"]
+    items = spec if isinstance(spec, list) else [spec]
+    out = []
+    for it in items:
+        if it in DTYPE_GROUPS:
+            out += DTYPE_GROUPS[it]
+        elif it in DTYPE_NAMES:
+            out.append(DTYPE_NAMES[it])
+        else:
+            raise GenError(f"{where}: unknown dtype or group '{it}' (groups: {', '.join(DTYPE_GROUPS)}; "
+                           f"dtypes: {', '.join(DTYPE_NAMES)})")
+    return list(dict.fromkeys(out))
+
+
+def _inplace_schema(s: Schema) -> Schema:
+    args = [Arg(a.name, Type(**{**a.type.__dict__}), a.default, a.kwarg_only) for a in s.args]
+    args[0].type.alias, args[0].type.mutable = "a", True
+    return Schema(s.name + "_", s.overload, args, [Ret(None, Type("Tensor", alias="a", mutable=True))])
+
+
+def _out_schema(s: Schema) -> Schema:
+    args = [Arg(a.name, Type(**{**a.type.__dict__}), a.default, a.kwarg_only) for a in s.args]
+    args.append(Arg("out", Type("Tensor", alias="a", mutable=True), None, True))
+    ov = f"{s.overload}_out" if s.overload else "out"
+    return Schema(s.name, ov, args, [Ret(None, Type("Tensor", alias="a", mutable=True))])
+
+
+def _parse_samples(entry, schema: Schema, where_file, line):
+    raw = entry.get("samples")
+    if not raw:
+        raise GenError(f"{where_file}:{line}: op '{schema.full_name}' has no samples "
+                       f"(every op lists sample inputs for the generated tests)")
+    argnames = {a.name: a for a in schema.args}
+    out = []
+    for i, s in enumerate(raw):
+        sl = s.get("__line__", line) if isinstance(s, dict) else line
+        w = f"{where_file}:{sl}"
+        if not isinstance(s, dict):
+            raise GenError(f"{w}: a sample must be a mapping of argument name to shape/value")
+        tensors, scalars = {}, {}
+        # `dtype:` sets the sample's tensor dtype, unless the op has an argument named dtype
+        # (then `tensor_dtype:` does).
+        dkey = "tensor_dtype" if "dtype" in argnames else "dtype"
+        dtype = s.get(dkey, "float32")
+        if dtype not in DTYPE_NAMES:
+            raise GenError(f"{w}: unknown sample dtype '{dtype}'")
+        domain = tuple(s.get("domain", [-2.0, 2.0]))
+        for k, v in s.items():
+            if k in ("__line__", dkey, "domain"):
+                continue
+            if k not in argnames:
+                raise GenError(f"{w}: sample names '{k}', which is not an argument of {schema.full_name}")
+            a = argnames[k]
+            if a.type.is_tensor and not a.type.is_list:
+                if isinstance(v, list):
+                    tensors[k] = {"shape": v, "layout": "contiguous", "dtype": None, "domain": None,
+                                  "index_bound": None}
+                elif isinstance(v, dict):
+                    if "shape" not in v:
+                        raise GenError(f"{w}: tensor sample for '{k}' needs 'shape'")
+                    lay = v.get("layout", "contiguous")
+                    if lay not in ("contiguous", "transposed", "strided", "expanded"):
+                        raise GenError(f"{w}: unknown layout '{lay}' (contiguous, transposed, strided, expanded)")
+                    dt = v.get("dtype")
+                    if dt is not None and dt not in DTYPE_NAMES:
+                        raise GenError(f"{w}: unknown dtype '{dt}'")
+                    tensors[k] = {"shape": v["shape"], "layout": lay, "dtype": dt,
+                                  "domain": v.get("domain"), "index_bound": v.get("index_bound")}
+                else:
+                    raise GenError(f"{w}: tensor sample for '{k}' must be a shape list or a mapping")
+            elif a.type.is_tensor and a.type.is_list:
+                if not isinstance(v, list) or not all(isinstance(x, list) for x in v):
+                    raise GenError(f"{w}: Tensor[] sample for '{k}' must be a list of shapes")
+                tensors[k] = {"list": v, "layout": "contiguous", "dtype": None, "domain": None,
+                              "index_bound": None}
+            else:
+                scalars[k] = v
+        for a in schema.args:
+            if a.type.is_tensor and not a.type.optional and not a.type.mutable and a.name not in tensors:
+                raise GenError(f"{w}: sample for {schema.full_name} gives no shape for tensor argument '{a.name}'")
+        out.append(Sample(sl, tensors, scalars, dtype, domain, i))
+    return out
+
+
+def parse_ops(path: str, text: Optional[str] = None):
+    entries = load_yaml(path, text)
+    ops, names = [], {}
+    for e in entries:
+        if not isinstance(e, dict) or "func" not in e:
+            line = e.get("__line__", 0) if isinstance(e, dict) else 0
+            raise GenError(f"{path}:{line}: each entry needs 'func: <schema>'")
+        line = e["__line__"]
+        where = f"{path}:{line}"
+        for k in e:
+            if k not in KNOWN_KEYS:
+                raise GenError(f"{where}: unknown key '{k}' (known: {', '.join(sorted(KNOWN_KEYS - {'__line__'}))})")
+        schema = parse_schema(e["func"], where)
+        kinds = [k for k in ("pointwise", "dispatch", "composite") if k in e]
+        if len(kinds) != 1:
+            raise GenError(f"{where}: op '{schema.full_name}' needs exactly one of pointwise/dispatch/composite, "
+                           f"got {kinds or 'none'}")
+        kind = kinds[0]
+        variants = [v.strip() for v in str(e.get("variants", "function")).split(",")]
+        for v in variants:
+            if v not in ("function", "method"):
+                raise GenError(f"{where}: unknown variant '{v}' (function, method)")
+        if "method" in variants and not (schema.args and schema.args[0].name == "self"):
+            raise GenError(f"{where}: method variant needs a first argument named 'self'")
+        promote = e.get("promote", "default")
+        if promote not in PROMOTIONS:
+            raise GenError(f"{where}: unknown promote '{promote}' ({', '.join(sorted(PROMOTIONS))})")
+        op = Op(schema=schema, line=line, variants=variants, kind=kind, dtypes=_dtypes(e.get("dtypes"), where),
+                promote=promote, wrapped=list(e.get("wrapped", [])), family=e.get("family", "misc"),
+                checks=e.get("checks", {}) or {}, tol=e.get("tol"), ref=e.get("ref"), test=e.get("test", True),
+                grad=e.get("grad", True))
+        argnames = [a.name for a in schema.args]
+        for w in op.wrapped:
+            if w not in argnames:
+                raise GenError(f"{where}: wrapped names '{w}', which is not an argument")
+        for k, v in op.checks.items():
+            if k not in argnames:
+                raise GenError(f"{where}: checks names '{k}', which is not an argument")
+        if kind == "pointwise":
+            op.expr = str(e["pointwise"])
+            if schema.rets and (len(schema.rets) != 1 or not schema.rets[0].type.is_tensor):
+                raise GenError(f"{where}: a pointwise op returns one Tensor")
+            if not op.tensor_args:
+                raise GenError(f"{where}: a pointwise op needs at least one Tensor argument")
+            for a in schema.args:
+                if a.type.is_list or (a.type.is_tensor and a.type.optional):
+                    raise GenError(f"{where}: pointwise op argument '{a.name}' has type {a.type}; "
+                                   f"pointwise ops take Tensors and scalars only")
+        elif kind == "dispatch":
+            d = e["dispatch"]
+            if not isinstance(d, dict) or "CPU" not in d:
+                raise GenError(f"{where}: dispatch needs at least 'CPU: <kernel function>'")
+            for k in d:
+                if k not in ("CPU", "CUDA", "__line__"):
+                    raise GenError(f"{where}: unknown dispatch key '{k}' (CPU, CUDA)")
+            op.dispatch = {k: v for k, v in d.items() if k != "__line__"}
+        op.samples = _parse_samples(e, schema, path, line)
+        _add(ops, names, op, path)
+        if kind == "pointwise" and e.get("inplace", True):
+            ip = Op(**{**op.__dict__})
+            ip.schema, ip.variants, ip.base, ip.variant_kind = _inplace_schema(schema), ["function", "method"], op, "inplace"
+            _add(ops, names, ip, path)
+        if kind == "pointwise" and e.get("out", True):
+            o = Op(**{**op.__dict__})
+            o.schema, o.variants, o.base, o.variant_kind = _out_schema(schema), ["function"], op, "out"
+            _add(ops, names, o, path)
+    for i, op in enumerate(ops):
+        op.id = i
+    return ops
+
+
+def _add(ops, names, op, path):
+    if op.full_name in names:
+        raise GenError(f"{path}:{op.line}: op '{op.full_name}' already declared at line {names[op.full_name]}")
+    names[op.full_name] = op.line
+    ops.append(op)
+
+
+# ---------------------------------------------------------------- type promotion (mirrors ScalarType.h)
+def promote_types(a, b):
+    if a == b:
+        return a
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if a == "Bool":
+        return b
+    if b == "Bool":
+        return a
+    fl = {"Half": 1, "BFloat16": 1, "Float": 2, "Double": 3}
+    isz = {"Byte": 1, "Char": 1, "Short": 2, "Int": 4, "Long": 8}
+    if a in fl and b in fl:
+        if fl[a] == 1 and fl[b] == 1:
+            return "Float"
+        return a if fl[a] >= fl[b] else b
+    if a in fl:
+        return a
+    if b in fl:
+        return b
+    if "Byte" in (a, b):
+        other = b if a == "Byte" else a
+        return "Short" if isz[other] == 1 else other
+    return a if isz[a] >= isz[b] else b

@@ -1,0 +1,97 @@
+#pragma once
+// Helpers for the generated op tests and the hand-written ones: deterministic inputs, float64
+// references, closeness checks that report the worst element.
+#include <ATen/ATen.h>
+#include <ATen/native/PointwiseMath.h>
+#include <catch2/catch.hpp>
+#include <torch/cuda.h>
+#include <cmath>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace ember_test {
+
+using Rng = std::mt19937_64;
+
+/// `float_dtype` replaces a floating sample dtype when set (the float64 re-run).
+inline at::ScalarType pick(at::ScalarType dt, at::ScalarType float_dtype) {
+  if (float_dtype != at::ScalarType::Undefined && c10::isFloatingType(dt)) return float_dtype;
+  return dt;
+}
+
+/// A deterministic input: uniform values in [lo, hi) (integers: [lo, hi) rounded down; bool: coin
+/// flips; index tensors: [0, index_bound)), laid out as asked: contiguous, transposed (a
+/// transposed view of a contiguous tensor of the reversed shape), strided (every other element)
+/// or expanded (a broadcast view of a smaller tensor).
+at::Tensor make_input(std::vector<int64_t> shape, at::ScalarType dtype, const std::string& layout, double lo, double hi,
+                      Rng& rng, int64_t index_bound = -1);
+
+/// Tolerance by dtype: 0 for exact types, ~1e-4 float32, 1e-10 float64, 1e-2/3e-2 for half/bfloat16.
+double tol(at::ScalarType dt);
+inline double tol(const at::Tensor& t) { return tol(t.scalar_type()); }
+template <typename... T> double tol(const std::tuple<T...>& t) { return tol(std::get<0>(t)); }
+inline double tol(const std::vector<at::Tensor>& v) { return v.empty() ? 0.0 : tol(v[0]); }
+
+/// Values as float64 (row-major).
+std::vector<double> to_double_vec(const at::Tensor& t);
+
+/// Checks shapes match and |a - b| <= tol * (1 + |b|) elementwise (NaNs must match), naming the worst element.
+void assert_close(const at::Tensor& a, const at::Tensor& b, double tol);
+template <typename... T>
+void assert_close(const std::tuple<T...>& a, const std::tuple<T...>& b, double t) {
+  std::apply([&](const auto&... x) { std::apply([&](const auto&... y) { (assert_close(x, y, t), ...); }, b); }, a);
+}
+inline void assert_close(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b, double t) {
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) assert_close(a[i], b[i], t);
+}
+
+inline void check_defined(const at::Tensor& t) { REQUIRE(t.defined()); }
+template <typename... T> void check_defined(const std::tuple<T...>& t) { std::apply([](const auto&... x) { (check_defined(x), ...); }, t); }
+inline void check_defined(const std::vector<at::Tensor>& v) { for (auto& t : v) check_defined(t); }
+
+inline at::Tensor to_cpu(const at::Tensor& t) { return t.to(at::kCPU); }
+template <typename... T> auto to_cpu(const std::tuple<T...>& t) {
+  return std::apply([](const auto&... x) { return std::make_tuple(to_cpu(x)...); }, t);
+}
+inline std::vector<at::Tensor> to_cpu(const std::vector<at::Tensor>& v) {
+  std::vector<at::Tensor> r;
+  for (auto& t : v) r.push_back(to_cpu(t));
+  return r;
+}
+
+inline bool cuda_available() { return torch::cuda::is_available(); }
+
+/// True when the in-place variant applies: the result has self's shape and casts to self's dtype.
+bool inplace_ok(const at::Tensor& self, const at::Tensor& result);
+
+/// Checks `result` against `fn` evaluated in ref_t on the inputs broadcast to the result shape.
+template <typename ref_t, int N, typename F>
+void check_pointwise(const at::Tensor& result, std::vector<at::Tensor> inputs, const F& fn, double tolerance) {
+  const int64_t n = result.numel();
+  std::vector<std::vector<double>> in;
+  for (auto& t : inputs) in.push_back(to_double_vec(t.expand(result.sizes())));
+  std::vector<double> got = to_double_vec(result);
+  double worst = 0;
+  int64_t worst_i = -1;
+  double worst_ref = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double ref;
+    if constexpr (N == 1) ref = static_cast<double>(fn(static_cast<ref_t>(in[0][i])));
+    else if constexpr (N == 2) ref = static_cast<double>(fn(static_cast<ref_t>(in[0][i]), static_cast<ref_t>(in[1][i])));
+    else ref = static_cast<double>(fn(static_cast<ref_t>(in[0][i]), static_cast<ref_t>(in[1][i]), static_cast<ref_t>(in[2][i])));
+    if (result.scalar_type() == at::kBool) ref = ref != 0 ? 1.0 : 0.0;
+    double g = got[i];
+    if (std::isnan(ref) && std::isnan(g)) continue;
+    double err = (std::isinf(ref) && g == ref) ? 0.0 : std::fabs(g - ref) / (1.0 + std::fabs(ref));
+    if (std::isnan(err)) err = INFINITY;
+    if (err > worst) { worst = err; worst_i = i; worst_ref = ref; }
+  }
+  INFO("worst element " << worst_i << ": got " << (worst_i >= 0 ? got[worst_i] : 0) << ", reference " << worst_ref
+                        << ", relative error " << worst << ", tolerance " << tolerance);
+  CHECK(worst <= tolerance);
+}
+
+}  // namespace ember_test
