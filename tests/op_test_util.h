@@ -5,6 +5,7 @@
 #include <ATen/native/PointwiseMath.h>
 #include <catch2/catch.hpp>
 #include <torch/cuda.h>
+#include "ops/references.h"
 #include <cmath>
 #include <random>
 #include <string>

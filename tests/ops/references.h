@@ -1,0 +1,3 @@
+#pragma once
+// Naive float64 reference implementations used by `ref:` in ops.yaml (one header per family).
+// They loop over raw data and never call the op under test.
