@@ -29,7 +29,7 @@ CPP_DTYPE = {"Byte": "uint8_t", "Char": "int8_t", "Short": "int16_t", "Int": "in
 
 # ---------------------------------------------------------------- helpers used by templates
 def params(op, defaults=True, skip_self=False, out_first=False):
-    where = f"ops.yaml:{op.line}"
+    where = f"{op.path}:{op.line}"
     cas = cpp_args(op.schema, where, with_defaults=defaults, out_first=out_first)
     if skip_self:
         cas = cas[1:]
@@ -70,6 +70,9 @@ def arg_checks(op):
         if a.type.is_tensor and not a.type.optional and not a.type.is_list:
             lines.append(f'EMBER_CHECK({a.name}.defined(), "[{fname}] expected a defined tensor for argument '
                          f'\'{a.name}\'; got an undefined tensor");')
+    devs = [a.name for a in op.schema.args if a.type.is_tensor and not a.type.is_list]
+    if op.kind == "dispatch" and len(devs) >= 2 and not op.checks.get("cross_device"):
+        lines.append(f'::ember::dispatch::check_same_device("{fname}", {", ".join(devs)});')
     for name, spec in op.checks.items():
         if not isinstance(spec, dict):
             continue
@@ -82,7 +85,7 @@ def arg_checks(op):
                          f'{name}.dim(), "-D tensor of shape ", {name}.sizes());')
         if "dtypes" in spec:
             from model import _dtypes
-            dts = _dtypes(spec["dtypes"], f"ops.yaml:{op.line}")
+            dts = _dtypes(spec["dtypes"], f"{op.path}:{op.line}")
             cond = " || ".join(f"{name}.scalar_type() == at::k{d}" for d in dts)
             want = ", ".join(_pretty(d) for d in dts)
             lines.append(f'EMBER_CHECK({cond}, "[{fname}] expected \'{name}\' of dtype {want}; got ", '
@@ -92,6 +95,14 @@ def arg_checks(op):
 
 def _pretty(dt):
     return {v: k for k, v in DTYPE_NAMES.items()}[dt]
+
+
+def mutable_args(op):
+    """Tensors an op writes into (their version counters are bumped). resize_ changes metadata, not
+    data, and like libtorch leaves the version alone."""
+    if op.schema.name == "resize_":
+        return []
+    return [a.name for a in op.schema.args if a.type.is_tensor and a.type.mutable and not a.type.is_list]
 
 
 def kernel_name(op, backend):
@@ -170,7 +181,7 @@ def sample_args(op, s, skip_self=False):
         elif a.type.mutable:
             out.append(None)
         else:
-            raise GenError(f"ops.yaml:{s.line}: sample for {op.full_name} gives no value for '{a.name}'")
+            raise GenError(f"{op.path}:{s.line}: sample for {op.full_name} gives no value for '{a.name}'")
     while out and out[-1] is None:
         out.pop()
     if None in out:
@@ -190,7 +201,7 @@ def default_of(op, name):
     base = op.base or op
     for a in base.schema.args:
         if a.name == name and a.default is not None:
-            return " = " + cpp_default(a, f"ops.yaml:{op.line}")
+            return " = " + cpp_default(a, f"{op.path}:{op.line}")
     return ""
 
 
@@ -299,7 +310,7 @@ def generate(args):
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(tdir), trim_blocks=True, lstrip_blocks=True,
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     env.globals.update(HEADER=HEADER, params=params, arg_names=arg_names, fn_type=fn_type,
-                       dispatch_args=dispatch_args, arg_checks=arg_checks, kernel_name=kernel_name,
+                       dispatch_args=dispatch_args, mutable_args=mutable_args, arg_checks=arg_checks, kernel_name=kernel_name,
                        cpp_ret_type=cpp_ret_type, ret_is_ref=ret_is_ref, pw_info=pw_info, CPP_DTYPE=CPP_DTYPE,
                        sample_cpp_value=sample_cpp_value, broadcast=broadcast, result_dtype=result_dtype,
                        DTYPE_NAMES=DTYPE_NAMES, repr=repr, cpp_args=cpp_args,
@@ -363,7 +374,7 @@ def validate(ops):
     """Cross-entry checks: kernel names are identifiers, pointwise dtypes, sample shapes broadcast."""
     import re
     for op in ops:
-        where = f"ops.yaml:{op.line}"
+        where = f"{op.path}:{op.line}"
         if op.kind == "dispatch":
             for k, v in op.dispatch.items():
                 if not re.match(r"^[A-Za-z_]\w*$", str(v)):
@@ -372,7 +383,7 @@ def validate(ops):
             for s in op.samples:
                 shapes = [s.tensors[n]["shape"] for n in pw_info(op)["tensors"]]
                 if broadcast(shapes) is None:
-                    raise GenError(f"ops.yaml:{s.line}: sample shapes {shapes} do not broadcast")
+                    raise GenError(f"{op.path}:{s.line}: sample shapes {shapes} do not broadcast")
             if not op.expr.strip():
                 raise GenError(f"{where}: empty pointwise expression")
 

@@ -207,34 +207,34 @@ def cpp_arg_type(t: Type) -> str:
     b = t.base
     if b == "Tensor":
         if t.is_list:
-            return "const c10::List<std::optional<at::Tensor>>&" if t.elem_optional else "at::TensorList"
+            return "const c10::List<::std::optional<at::Tensor>>&" if t.elem_optional else "at::TensorList"
         if t.optional:
-            return "const std::optional<at::Tensor>&"
+            return "const ::std::optional<at::Tensor>&"
         return "at::Tensor&" if t.mutable else "const at::Tensor&"
     if b == "int":
         if t.is_list:
             return "at::OptionalIntArrayRef" if t.optional else "at::IntArrayRef"
-        return "std::optional<int64_t>" if t.optional else "int64_t"
+        return "::std::optional<int64_t>" if t.optional else "int64_t"
     simple = {"float": "double", "bool": "bool", "ScalarType": "at::ScalarType", "Layout": "at::Layout",
               "Device": "at::Device", "MemoryFormat": "at::MemoryFormat", "str": "c10::string_view",
               "Generator": "at::Generator"}
     if b == "Scalar":
         if t.is_list:
             return "at::ArrayRef<at::Scalar>"
-        return "const std::optional<at::Scalar>&" if t.optional else "const at::Scalar&"
+        return "const ::std::optional<at::Scalar>&" if t.optional else "const at::Scalar&"
     if b == "float" and t.is_list:
         return "at::ArrayRef<double>"
     if b == "bool" and t.is_list:
-        return f"std::array<bool, {t.list_size}>" if t.list_size else "at::ArrayRef<bool>"
+        return f"::std::array<bool, {t.list_size}>" if t.list_size else "at::ArrayRef<bool>"
     base = simple[b]
-    return f"std::optional<{base}>" if t.optional else base
+    return f"::std::optional<{base}>" if t.optional else base
 
 
 def cpp_ret_type(rets) -> str:
     def one(t: Type):
         if t.base == "Tensor":
             if t.is_list:
-                return "std::vector<at::Tensor>"
+                return "::std::vector<at::Tensor>"
             return "at::Tensor&" if t.mutable else "at::Tensor"
         return {"Scalar": "at::Scalar", "bool": "bool", "int": "int64_t", "float": "double",
                 "ScalarType": "at::ScalarType"}[t.base]
@@ -242,13 +242,13 @@ def cpp_ret_type(rets) -> str:
         return "void"
     if len(rets) == 1:
         return one(rets[0].type)
-    return "std::tuple<" + ", ".join(one(r.type) for r in rets) + ">"
+    return "::std::tuple<" + ", ".join(one(r.type) for r in rets) + ">"
 
 
 def cpp_default(a: Arg, where: str) -> str:
     d, t = a.default, a.type
     if d == "None":
-        return "std::nullopt" if not (t.base == "Tensor" and not t.optional) else "{}"
+        return "::std::nullopt" if not (t.base == "Tensor" and not t.optional) else "{}"
     if d in ("True", "False"):
         return "true" if d == "True" else "false"
     if d.startswith("["):
@@ -265,7 +265,7 @@ def cpp_default(a: Arg, where: str) -> str:
                 "bool": "at::kBool"}[d]
     if re.match(r"^-?[\d.]+(e-?\d+)?$", d) or re.match(r"^-?inf$", d):
         if "inf" in d:
-            return ("-" if d.startswith("-") else "") + "std::numeric_limits<double>::infinity()"
+            return ("-" if d.startswith("-") else "") + "::std::numeric_limits<double>::infinity()"
         if t.base == "int" and t.is_list:
             return "{" + ", ".join([d] * (t.list_size or 1)) + "}"
         return d
@@ -495,13 +495,15 @@ def parse_ops(path: str, text: Optional[str] = None):
             raise GenError(f"{where}: unknown promote '{promote}' ({', '.join(sorted(PROMOTIONS))})")
         op = Op(schema=schema, line=line, variants=variants, kind=kind, dtypes=_dtypes(e.get("dtypes"), where),
                 promote=promote, wrapped=list(e.get("wrapped", [])), family=e.get("family", "misc"),
-                checks=e.get("checks", {}) or {}, tol=e.get("tol"), ref=e.get("ref"), test=e.get("test", True),
+                checks={k: v for k, v in (e.get("checks", {}) or {}).items() if k != "__line__"}, tol=e.get("tol"), ref=e.get("ref"), test=e.get("test", True),
                 grad=e.get("grad", True))
         argnames = [a.name for a in schema.args]
         for w in op.wrapped:
             if w not in argnames:
                 raise GenError(f"{where}: wrapped names '{w}', which is not an argument")
         for k, v in op.checks.items():
+            if k == "cross_device" and isinstance(v, bool):
+                continue
             if k not in argnames:
                 raise GenError(f"{where}: checks names '{k}', which is not an argument")
         if kind == "pointwise":
@@ -534,6 +536,7 @@ def parse_ops(path: str, text: Optional[str] = None):
             _add(ops, names, o, path)
     for i, op in enumerate(ops):
         op.id = i
+        op.path = path
     return ops
 
 

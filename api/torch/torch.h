@@ -2,6 +2,7 @@
 // The libtorch-compatible entry point: `#include <torch/torch.h>` and use torch::.
 #include <ATen/ATen.h>
 #include <torch/cuda.h>
+#include <ATen/core/GradMode.h>
 
 namespace torch {
 using namespace at;  // torch::Tensor, torch::zeros, torch::kFloat, ...

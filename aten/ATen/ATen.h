@@ -5,3 +5,4 @@
 #include <ATen/TensorAccessor.h>
 #include <ATen/Generator.h>
 #include <ATen/Utils.h>
+#include <ATen/Factory.h>

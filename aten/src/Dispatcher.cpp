@@ -22,6 +22,10 @@ void missing_kernel(OpId id, uint8_t key) {
                                           " (op ", kOpNames[static_cast<uint32_t>(id)], ")"));
 }
 
+void device_mismatch(const char* op, at::Device a, at::Device b) {
+  throw c10::Error(c10::str("[", op, "] expected all tensors to be on the same device; got ", a, " and ", b));
+}
+
 namespace {
 struct Init {
   Init() {

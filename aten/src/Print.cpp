@@ -49,7 +49,7 @@ Format choose_format(const std::vector<double>& v, bool is_int) {
 }
 
 void print_value(std::ostream& os, double x, const Format& f) {
-  os << ' ' << std::setw(f.width);
+  os << std::setw(f.width);
   if (std::isnan(x)) { os << "nan"; return; }
   if (std::isinf(x)) { os << (x > 0 ? "inf" : "-inf"); return; }
   if (f.integral) os << std::fixed << std::setprecision(0) << x;
@@ -75,7 +75,7 @@ std::ostream& operator<<(std::ostream& out, const Tensor& t) {
   auto sizes = t.sizes();
   if (t.dim() == 0) {
     if (t.scalar_type() == kBool) os << (v[0] != 0 ? "1" : "0");
-    else { Format g = f; g.scale = 1; g.width = 0; std::ostringstream tmp; print_value(tmp, v[0], g); os << tmp.str().substr(1); }
+    else { Format g = f; g.scale = 1; g.width = 0; print_value(os, v[0], g); }
     os << "\n";
   } else if (t.numel() > 0) {
     if (f.scale != 1) os << std::defaultfloat << std::setprecision(0) << std::scientific << f.scale << " *\n";
@@ -95,7 +95,10 @@ std::ostream& operator<<(std::ostream& out, const Tensor& t) {
         for (int64_t j = 0; j < cols; ++j) { print_value(os, v[j], f); os << "\n"; }
       } else {
         for (int64_t i = 0; i < rows; ++i) {
-          for (int64_t j = 0; j < cols; ++j) print_value(os, v[(m * rows + i) * cols + j], f);
+          for (int64_t j = 0; j < cols; ++j) {
+            if (j) os << ' ';
+            print_value(os, v[(m * rows + i) * cols + j], f);
+          }
           os << "\n";
         }
       }

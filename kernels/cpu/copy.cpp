@@ -20,7 +20,6 @@ Tensor& copy_cpu(Tensor& self, const Tensor& src, bool non_blocking) {
   // Fast path: same dtype, both contiguous, same shape.
   if (self.scalar_type() == src.scalar_type() && self.is_contiguous() && src.is_contiguous() && self.sizes() == src.sizes()) {
     if (self.numel() > 0 && self.data_ptr() != src.data_ptr()) std::memmove(self.data_ptr(), src.data_ptr(), self.nbytes());
-    bump_version(self);
     return self;
   }
   Tensor source = src;
@@ -43,7 +42,6 @@ Tensor& copy_cpu(Tensor& self, const Tensor& src, bool non_blocking) {
       });
     });
   });
-  bump_version(self);
   return self;
 }
 
@@ -64,7 +62,6 @@ Tensor& fill_cpu(Tensor& self, const Scalar& value) {
       }
     });
   });
-  bump_version(self);
   return self;
 }
 

@@ -62,6 +62,24 @@ inline KeySet key_set_for(const std::optional<at::Device>& d) { return d ? key_s
 
 [[noreturn]] void missing_kernel(OpId id, uint8_t key);
 
+[[noreturn]] void device_mismatch(const char* op, at::Device a, at::Device b);
+/// Generated check for kernels taking several tensors: all defined ones on one device.
+template <typename... Ts>
+inline void check_same_device(const char* op, const Ts&... ts) {
+  const at::Tensor* first = nullptr;
+  auto one = [&](const auto& t) {
+    using T = std::decay_t<decltype(t)>;
+    const at::Tensor* p = nullptr;
+    if constexpr (std::is_same_v<T, at::Tensor>) p = t.defined() ? &t : nullptr;
+    else p = (t && t->defined()) ? &*t : nullptr;
+    if (!p) return;
+    if (!first) { first = p; return; }
+    if (EMBER_UNLIKELY(p->device() != first->device()))
+      device_mismatch(op, first->device(), p->device());
+  };
+  (one(ts), ...);
+}
+
 /// The kernel a call with key set `ks` goes to.
 inline void* lookup(OpId id, KeySet ks) {
   auto& row = table[static_cast<uint32_t>(id)];
@@ -71,6 +89,11 @@ inline void* lookup(OpId id, KeySet ks) {
   void* f = row[ks.backend].load(std::memory_order_relaxed);
   if (EMBER_UNLIKELY(!f)) missing_kernel(id, ks.backend);
   return f;
+}
+
+/// Called by generated code after an op wrote into `t` (kernels do not bump themselves).
+inline void bump_version(const at::Tensor& t) {
+  if (c10::TensorImpl* impl = t.unsafeGetTensorImpl()) impl->bump_version();
 }
 
 /// Installs a kernel; returns the previous one.

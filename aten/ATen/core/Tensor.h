@@ -7,6 +7,7 @@
 #include <c10/core/Scalar.h>
 #include <c10/core/TensorImpl.h>
 #include <c10/core/TensorOptions.h>
+#include <ATen/Generator.h>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,7 +32,6 @@ class Tensor;
 using TensorList = ArrayRef<Tensor>;
 using ITensorListRef = ArrayRef<Tensor>;
 namespace indexing { struct TensorIndex; }
-class Generator;
 template <typename T, size_t N> class TensorAccessor;
 
 class Tensor {
@@ -167,6 +167,7 @@ inline void bump_version(const Tensor& t) { t.unsafeGetTensorImpl()->bump_versio
 
 #include <ATen/Functions.h>
 #include <ATen/core/TensorMethods.inc>
+#include <ATen/TensorOperators.h>
 
 namespace at {
 inline Tensor Tensor::operator-() const { return neg(); }

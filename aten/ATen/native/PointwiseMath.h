@@ -69,6 +69,7 @@ EMBER_HOST_DEVICE inline T abs(T x) {
 template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
 EMBER_HOST_DEVICE inline T sign(T x) {
   if constexpr (std::is_same_v<T, bool>) return x;
+  else if constexpr (std::is_unsigned_v<T>) return static_cast<T>(x != 0);  // (nvcc warns on x < 0)
   else return static_cast<T>((T(0) < x) - (x < T(0)));
 }
 template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
@@ -113,10 +114,12 @@ EMBER_HOST_DEVICE inline T pow(T a, T b) {
   else if constexpr (std::is_same_v<T, double>) return ::pow(a, b);
   else if constexpr (std::is_same_v<T, bool>) return a || !b;
   else {
-    if (b < 0) {
-      if (a == 1) return 1;
-      if (a == -1) return (b % 2 == 0) ? 1 : -1;
-      return 0;
+    if constexpr (std::is_signed_v<T>) {  // (nvcc warns on b < 0 for unsigned T)
+      if (b < 0) {
+        if (a == 1) return 1;
+        if (a == -1) return (b % 2 == 0) ? 1 : -1;
+        return 0;
+      }
     }
     T r = 1;
     while (b) { if (b & 1) r = static_cast<T>(r * a); b >>= 1; a = static_cast<T>(a * a); }

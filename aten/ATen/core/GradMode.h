@@ -1,0 +1,33 @@
+#pragma once
+// Grad mode: a thread-local switch read by the dispatcher (see Note [Autograd key]).
+//   { torch::NoGradGuard no_grad; auto y = model(x); }   // records no graph
+#include <ATen/core/Dispatcher.h>
+
+namespace at {
+struct GradMode {
+  static bool is_enabled() { return ember::dispatch::tls_grad_enabled; }
+  static void set_enabled(bool on) { ember::dispatch::tls_grad_enabled = on; }
+};
+
+/// Sets grad mode for a scope and restores the previous mode on exit.
+class AutoGradMode {
+ public:
+  explicit AutoGradMode(bool enabled) : prev_(GradMode::is_enabled()) { GradMode::set_enabled(enabled); }
+  ~AutoGradMode() { GradMode::set_enabled(prev_); }
+  AutoGradMode(const AutoGradMode&) = delete;
+  AutoGradMode& operator=(const AutoGradMode&) = delete;
+ private:
+  bool prev_;
+};
+
+/// Disables gradient recording for a scope.
+class NoGradGuard : public AutoGradMode {
+ public:
+  NoGradGuard() : AutoGradMode(false) {}
+};
+}  // namespace at
+
+namespace torch {
+using at::AutoGradMode;
+using at::NoGradGuard;
+}  // namespace torch

@@ -1,0 +1,278 @@
+// Factory operators (zeros, ones, full, arange, linspace, eye, *_like, zero_) and the random
+// factories (rand, randn, randint, rand_like, randn_like). Device-agnostic: everything is
+// at::empty + fill_ / a view, or (arange, linspace) a CPU fill copied to the target device.
+// Also the hand-written from_blob and at::tensor of <ATen/Factory.h>.
+#include <ATen/native/NativeFunctions.h>
+#include <ATen/Factory.h>
+#include <ATen/Utils.h>
+#include <cmath>
+
+namespace at::native {
+
+namespace {
+
+// Note [Factory results on other devices]
+// arange and linspace compute their values on the host and copy them over in one transfer: a
+// device kernel for a fill that runs once per program is not worth its code.
+Tensor to_target(Tensor cpu, const TensorOptions& options) {
+  if (options.device().is_cpu()) return cpu;
+  return cpu.to(options.device());
+}
+
+TensorOptions host(ScalarType dt) { return TensorOptions().dtype(dt).device(kCPU); }
+
+bool scalar_is_integral(const Scalar& s) { return s.isIntegral(/*includeBool=*/true); }
+
+// Writes f(i) into each element of a contiguous CPU tensor, computed in double (or int64).
+template <typename F>
+void fill_indexed(Tensor& t, const F& f) {
+  EMBER_DISPATCH_ALL(t.scalar_type(), "arange", [&] {
+    scalar_t* p = t.data_ptr<scalar_t>();
+    const int64_t n = t.numel();
+    for (int64_t i = 0; i < n; ++i) {
+      auto v = f(i);
+      if constexpr (std::is_same_v<scalar_t, bool>) p[i] = v != 0;
+      else if constexpr (std::is_same_v<scalar_t, c10::Half> || std::is_same_v<scalar_t, c10::BFloat16>)
+        p[i] = static_cast<scalar_t>(static_cast<float>(v));
+      else p[i] = static_cast<scalar_t>(v);
+    }
+  });
+}
+}  // namespace
+
+Tensor zeros(IntArrayRef size, TensorOptions options) { return at::empty(size, options).zero_(); }
+
+Tensor ones(IntArrayRef size, TensorOptions options) { return at::empty(size, options).fill_(1); }
+
+Tensor full(IntArrayRef size, const Scalar& fill_value, TensorOptions options) {
+  if (!options.has_dtype()) {
+    // Like libtorch: the dtype follows the fill value's kind.
+    ScalarType dt = fill_value.isBoolean() ? kBool : fill_value.isIntegral(false) ? kLong : get_default_dtype();
+    options = options.dtype(dt);
+  }
+  return at::empty(size, options).fill_(fill_value);
+}
+
+Tensor arange_start_step(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions options) {
+  const bool all_int = scalar_is_integral(start) && scalar_is_integral(end) && scalar_is_integral(step);
+  ScalarType dt = options.has_dtype() ? options.dtype() : (all_int ? kLong : get_default_dtype());
+  const double s = start.toDouble(), e = end.toDouble(), st = step.toDouble();
+  EMBER_CHECK(std::isfinite(s) && std::isfinite(e), "[arange] start and end must be finite; got start ", s, ", end ", e);
+  EMBER_CHECK(st != 0, "[arange] step must be nonzero; got start ", s, ", end ", e, ", step ", st);
+  EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "[arange] upper bound and lower bound inconsistent with step sign; got start ",
+              s, ", end ", e, ", step ", st);
+  int64_t n;
+  if (all_int) {
+    // Exact integer arithmetic: ceil((end - start) / step) without rounding through double.
+    int64_t a = start.toLong(), b = end.toLong(), c = step.toLong();
+    int64_t span = b - a;
+    n = span / c + ((span % c) != 0 ? 1 : 0);
+  } else {
+    double nd = std::ceil((e - s) / st);
+    EMBER_CHECK(nd >= 0 && nd < 9.2e18, "[arange] invalid number of elements ", nd, " for start ", s, ", end ", e, ", step ", st);
+    n = static_cast<int64_t>(nd);
+  }
+  Tensor out = at::empty({n}, host(dt));
+  if (all_int && c10::isIntegralType(dt, false)) {
+    const int64_t a = start.toLong(), c = step.toLong();
+    fill_indexed(out, [&](int64_t i) { return a + i * c; });
+  } else {
+    fill_indexed(out, [&](int64_t i) { return s + static_cast<double>(i) * st; });
+  }
+  return to_target(out, options);
+}
+
+Tensor arange(const Scalar& end, TensorOptions options) { return at::arange(0, end, 1, options); }
+
+Tensor arange_start(const Scalar& start, const Scalar& end, TensorOptions options) { return at::arange(start, end, 1, options); }
+
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOptions options) {
+  EMBER_CHECK(steps >= 0, "[linspace] number of steps must be non-negative; got ", steps);
+  ScalarType dt = options.has_dtype() ? options.dtype() : get_default_dtype();
+  Tensor out = at::empty({steps}, host(dt));
+  const double a = start.toDouble(), b = end.toDouble();
+  if (steps == 1) {
+    fill_indexed(out, [&](int64_t) { return a; });
+  } else if (steps > 1) {
+    const double step = (b - a) / static_cast<double>(steps - 1);
+    const int64_t half = steps / 2;
+    // Symmetric evaluation: the second half counts back from `end`, so both endpoints are exact.
+    fill_indexed(out, [&](int64_t i) { return i < half ? a + step * static_cast<double>(i) : b - step * static_cast<double>(steps - 1 - i); });
+  }
+  return to_target(out, options);
+}
+
+Tensor eye_m(int64_t n, int64_t m, TensorOptions options) {
+  EMBER_CHECK(n >= 0, "[eye] n must be greater or equal to 0; got ", n);
+  EMBER_CHECK(m >= 0, "[eye] m must be greater or equal to 0; got ", m);
+  Tensor out = at::zeros({n, m}, options);
+  if (n > 0 && m > 0) out.diagonal().fill_(1);
+  return out;
+}
+
+Tensor eye(int64_t n, TensorOptions options) { return at::eye(n, n, options); }
+
+Tensor empty_like(const Tensor& self, TensorOptions options, std::optional<MemoryFormat> memory_format) {
+  MemoryFormat mf = memory_format.value_or(options.memory_format_opt().value_or(MemoryFormat::Preserve));
+  EMBER_CHECK(mf == MemoryFormat::Preserve || mf == MemoryFormat::Contiguous, "[empty_like] only the preserve and contiguous ",
+              "memory formats are supported");
+  TensorOptions o = TensorOptions()
+                        .dtype(options.has_dtype() ? options.dtype() : self.scalar_type())
+                        .device(options.has_device() ? options.device() : self.device());
+  // Preserve keeps a dense tensor's layout (a transposed input gives a transposed result).
+  if (mf == MemoryFormat::Preserve && !self.is_contiguous() && self.is_non_overlapping_and_dense())
+    return at::empty_strided(self.sizes(), self.strides(), o);
+  return at::empty(self.sizes(), o);
+}
+
+Tensor zeros_like(const Tensor& self, TensorOptions options, std::optional<MemoryFormat> memory_format) {
+  return at::empty_like(self, options, memory_format).zero_();
+}
+
+Tensor ones_like(const Tensor& self, TensorOptions options, std::optional<MemoryFormat> memory_format) {
+  return at::empty_like(self, options, memory_format).fill_(1);
+}
+
+Tensor full_like(const Tensor& self, const Scalar& fill_value, TensorOptions options, std::optional<MemoryFormat> memory_format) {
+  return at::empty_like(self, options, memory_format).fill_(fill_value);
+}
+
+Tensor& zero_(Tensor& self) { return self.fill_(0); }
+
+// ---------------------------------------------------------------- random factories
+Tensor rand_generator(IntArrayRef size, std::optional<Generator> generator, TensorOptions options) {
+  return at::empty(size, options).uniform_(0, 1, generator);
+}
+Tensor rand(IntArrayRef size, TensorOptions options) { return at::rand(size, std::nullopt, options); }
+
+Tensor randn_generator(IntArrayRef size, std::optional<Generator> generator, TensorOptions options) {
+  return at::empty(size, options).normal_(0, 1, generator);
+}
+Tensor randn(IntArrayRef size, TensorOptions options) { return at::randn(size, std::nullopt, options); }
+
+Tensor randint_low_generator(int64_t low, int64_t high, IntArrayRef size, std::optional<Generator> generator, TensorOptions options) {
+  EMBER_CHECK(low < high, "[randint] expected low < high; got low ", low, ", high ", high);
+  if (!options.has_dtype()) options = options.dtype(kLong);  // libtorch's randint default
+  return at::empty(size, options).random_(low, high, generator);
+}
+Tensor randint_low(int64_t low, int64_t high, IntArrayRef size, TensorOptions options) {
+  return at::randint(low, high, size, std::nullopt, options);
+}
+Tensor randint_generator(int64_t high, IntArrayRef size, std::optional<Generator> generator, TensorOptions options) {
+  return at::randint(0, high, size, generator, options);
+}
+Tensor randint(int64_t high, IntArrayRef size, TensorOptions options) { return at::randint(0, high, size, std::nullopt, options); }
+
+Tensor rand_like(const Tensor& self, TensorOptions options, std::optional<MemoryFormat> memory_format) {
+  return at::empty_like(self, options, memory_format).uniform_(0, 1);
+}
+Tensor randn_like(const Tensor& self, TensorOptions options, std::optional<MemoryFormat> memory_format) {
+  return at::empty_like(self, options, memory_format).normal_(0, 1);
+}
+
+}  // namespace at::native
+
+// ---------------------------------------------------------------- from_blob, at::tensor
+namespace at {
+
+namespace {
+struct BlobDeleterCtx {
+  std::function<void(void*)> deleter;
+  void* data;
+};
+void call_blob_deleter(void* ctx) {
+  auto* c = static_cast<BlobDeleterCtx*>(ctx);
+  c->deleter(c->data);
+  delete c;
+}
+
+Tensor wrap_blob(void* data, IntArrayRef sizes, IntArrayRef strides, c10::DataPtr ptr, const TensorOptions& options) {
+  EMBER_CHECK(sizes.size() == strides.size(), "[from_blob] sizes ", sizes, " and strides ", strides, " must have the same length");
+  int64_t extent = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    EMBER_CHECK(sizes[i] >= 0 && strides[i] >= 0, "[from_blob] sizes and strides must be non-negative; got sizes ", sizes,
+                ", strides ", strides);
+    if (sizes[i] == 0) { extent = 0; break; }
+    extent += (sizes[i] - 1) * strides[i];
+  }
+  EMBER_CHECK(data != nullptr || extent == 0, "[from_blob] expected a non-null data pointer for sizes ", sizes);
+  EMBER_CHECK(options.layout() == Layout::Strided, "[from_blob] only the strided layout is supported");
+  const ScalarType dt = options.dtype();
+  auto storage = c10::make_intrusive<c10::StorageImpl>(static_cast<size_t>(extent) * c10::elementSize(dt), std::move(ptr),
+                                                       options.device().is_cpu() ? c10::GetCPUAllocator() : nullptr, /*resizable=*/false);
+  auto impl = c10::make_intrusive<TensorImpl>(Storage(std::move(storage)), dt);
+  impl->set_sizes_and_strides(sizes, strides);
+  return Tensor(std::move(impl));
+}
+}  // namespace
+
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const std::function<void(void*)>& deleter,
+                 const TensorOptions& options) {
+  c10::DataPtr ptr = deleter ? c10::DataPtr(data, new BlobDeleterCtx{deleter, data}, &call_blob_deleter, options.device())
+                             : c10::DataPtr(data, options.device());
+  return wrap_blob(data, sizes, strides, std::move(ptr), options);
+}
+
+Tensor from_blob(void* data, IntArrayRef sizes, const std::function<void(void*)>& deleter, const TensorOptions& options) {
+  return from_blob(data, sizes, contiguous_strides(sizes), deleter, options);
+}
+
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options) {
+  return wrap_blob(data, sizes, strides, c10::DataPtr(data, options.device()), options);
+}
+
+Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options) {
+  return from_blob(data, sizes, contiguous_strides(sizes), options);
+}
+
+// ---- TensorDataContainer
+TensorDataContainer::TensorDataContainer() : sizes_{0}, type_(get_default_dtype()) {}
+
+TensorDataContainer::TensorDataContainer(std::initializer_list<TensorDataContainer> init) {
+  if (init.size() == 0) {  // {}: an empty 1-D tensor of the default dtype
+    sizes_ = {0};
+    type_ = get_default_dtype();
+    return;
+  }
+  const TensorDataContainer& first = *init.begin();
+  IntArrayRef inner = first.sizes();
+  sizes_ = {static_cast<int64_t>(init.size())};
+  sizes_.insert(sizes_.end(), inner.begin(), inner.end());
+  type_ = first.scalar_type();
+  for (const auto& c : init) {
+    EMBER_CHECK(c.sizes() == inner, "[tensor] expected all sub-lists to have sizes ", inner, "; got ", c.sizes());
+    type_ = c10::promoteTypes(type_, c.scalar_type());
+    c.append_values(values_);
+  }
+}
+
+void TensorDataContainer::append_values(std::vector<Scalar>& out) const {
+  if (!tensor_.defined()) {
+    out.insert(out.end(), values_.begin(), values_.end());
+    return;
+  }
+  Tensor t = tensor_.contiguous();
+  EMBER_DISPATCH_ALL(t.scalar_type(), "tensor", [&] {
+    const scalar_t* p = t.data_ptr<scalar_t>();
+    for (int64_t i = 0; i < t.numel(); ++i) out.emplace_back(p[i]);
+  });
+}
+
+Tensor TensorDataContainer::to_tensor(const TensorOptions& options) const {
+  if (tensor_.defined()) {
+    ScalarType dt = options.has_dtype() ? options.dtype() : tensor_.scalar_type();
+    return tensor_.to(options.device(), dt, /*non_blocking=*/false, /*copy=*/true);
+  }
+  ScalarType dt = options.has_dtype() ? options.dtype() : type_;
+  Tensor out = make_empty(sizes_, dt, kCPU);
+  EMBER_DISPATCH_ALL(dt, "tensor", [&] {
+    scalar_t* p = out.data_ptr<scalar_t>();
+    for (size_t i = 0; i < values_.size(); ++i) p[i] = values_[i].to<scalar_t>();
+  });
+  if (!options.device().is_cpu()) out = out.to(options.device());
+  return out;
+}
+
+Tensor tensor(const TensorDataContainer& data, const TensorOptions& options) { return data.to_tensor(options); }
+
+}  // namespace at

@@ -1,0 +1,105 @@
+// The main job: a softmax-regression classifier on Fashion-MNIST, trained with tensor ops only
+// (gradients written by hand until autograd lands; see issue #3). Reads the gzip IDX files of
+// Debian's dataset-fashion-mnist straight through zlib.
+//
+//   fashion_mnist [--data DIR] [--epochs N] [--batch B] [--lr LR]
+#include <torch/torch.h>
+#include <zlib.h>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+uint32_t be32(const unsigned char* p) { return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3]; }
+
+/// Reads a gzip-compressed IDX file (ubyte data) into a uint8 tensor of its declared shape.
+torch::Tensor read_idx(const std::string& path) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) throw std::runtime_error("cannot open " + path + " (install Debian's dataset-fashion-mnist)");
+  unsigned char head[4];
+  if (gzread(f, head, 4) != 4 || head[0] != 0 || head[1] != 0 || head[2] != 0x08) {
+    gzclose(f);
+    throw std::runtime_error(path + ": not an IDX ubyte file");
+  }
+  int ndim = head[3];
+  std::vector<int64_t> shape(ndim);
+  int64_t n = 1;
+  for (int i = 0; i < ndim; ++i) {
+    unsigned char d[4];
+    if (gzread(f, d, 4) != 4) { gzclose(f); throw std::runtime_error(path + ": truncated header"); }
+    shape[i] = be32(d);
+    n *= shape[i];
+  }
+  torch::Tensor t = torch::empty(shape, torch::kUInt8);
+  int64_t got = 0;
+  auto* p = t.data_ptr<uint8_t>();
+  while (got < n) {
+    int r = gzread(f, p + got, static_cast<unsigned>(std::min<int64_t>(n - got, 1 << 30)));
+    if (r <= 0) { gzclose(f); throw std::runtime_error(path + ": truncated data"); }
+    got += r;
+  }
+  gzclose(f);
+  return t;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string dir = "/usr/share/datasets/fashion-mnist";
+  int epochs = 5;
+  int64_t batch = 100;
+  double lr = 0.5;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string k = argv[i];
+    if (k == "--data") dir = argv[i + 1];
+    else if (k == "--epochs") epochs = std::stoi(argv[i + 1]);
+    else if (k == "--batch") batch = std::stoll(argv[i + 1]);
+    else if (k == "--lr") lr = std::stod(argv[i + 1]);
+    else { std::fprintf(stderr, "unknown option %s\n", argv[i]); return 2; }
+  }
+  torch::NoGradGuard no_grad;  // gradients by hand below
+  torch::manual_seed(0);
+
+  auto load = [&](const char* images, const char* labels) {
+    auto x = read_idx(dir + "/" + images);
+    auto y = read_idx(dir + "/" + labels).to(torch::kLong);
+    x = x.reshape({x.size(0), -1}).to(torch::kFloat).div(255.0);
+    return std::make_pair(x, y);
+  };
+  auto [train_x, train_y] = load("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz");
+  auto [test_x, test_y] = load("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz");
+  const int64_t n = train_x.size(0), features = train_x.size(1), classes = 10;
+  std::printf("Fashion-MNIST: %lld train, %lld test images of %lld pixels; softmax regression, batch %lld, lr %.3g\n",
+              (long long)n, (long long)test_x.size(0), (long long)features, (long long)batch, lr);
+
+  auto W = torch::zeros({features, classes});
+  auto b = torch::zeros({classes});
+  for (int epoch = 1; epoch <= epochs; ++epoch) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto perm = torch::randperm(n);
+    double total_loss = 0;
+    int64_t batches = 0;
+    for (int64_t s = 0; s + batch <= n; s += batch) {
+      auto idx = perm.slice(0, s, s + batch);
+      auto xb = train_x.index_select(0, idx);
+      auto yb = train_y.index_select(0, idx);
+      auto logits = torch::addmm(b, xb, W);                      // [B, 10]
+      auto logp = torch::log_softmax(logits, 1);
+      auto onehot = torch::one_hot(yb, classes).to(torch::kFloat);
+      total_loss += -(logp * onehot).sum().item<double>() / batch;
+      auto grad = (logp.exp() - onehot) / static_cast<double>(batch);  // dLoss/dlogits
+      W.sub_(torch::mm(xb.t(), grad), lr);
+      b.sub_(grad.sum(0), lr);
+      ++batches;
+    }
+    auto pred = torch::addmm(b, test_x, W).argmax(1);
+    double acc = pred.eq(test_y).to(torch::kFloat).mean().item<double>();
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("epoch %d  loss %.4f  test accuracy %.2f%%  time %.2fs\n", epoch, total_loss / batches, 100 * acc, secs);
+  }
+  return 0;
+}

@@ -1,0 +1,425 @@
+// Indexing kernels on the CPU: index_select, gather, scatter_ / scatter_add_, masked_fill_,
+// masked_select, nonzero, one_hot, and advanced indexing (index / index_put_).
+//
+// Every kernel validates its indices in a serial pass before any parallel loop, so nothing
+// throws inside an OpenMP region and nothing reads or writes out of bounds.
+#include <ATen/native/NativeFunctions.h>
+#include <ATen/TensorIterator.h>
+#include "index_util.h"
+#include <algorithm>
+#include <numeric>
+
+namespace at::native {
+using namespace index_detail;
+
+namespace {
+// Checks that every value of the int64 tensor `idx` (contiguous) lies in [0, size).
+void check_range(const Tensor& idx, int64_t size, int64_t dim, const char* op) {
+  const int64_t* p = idx.data_ptr<int64_t>();
+  for (int64_t i = 0, n = idx.numel(); i < n; ++i)
+    EMBER_CHECK_T(IndexError, p[i] >= 0 && p[i] < size, "[", op, "] index ", p[i], " is out of bounds for dimension ",
+                  dim, " with size ", size);
+}
+}  // namespace
+
+// ---------------------------------------------------------------- index_select
+Tensor index_select_cpu(const Tensor& self, int64_t dim, const Tensor& index) {
+  EMBER_CHECK(index.dim() <= 1, "[index_select] expected index to be a 0-D or 1-D tensor; got ", index.dim(), "-D of shape ",
+              index.sizes());
+  dim = maybe_wrap_dim(dim, self.dim(), "index_select");
+  Tensor idx = long_index(index, "index_select");
+  const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
+  check_range(idx, size, dim, "index_select");
+  std::vector<int64_t> shape = self.sizes().vec();
+  const int64_t n = idx.numel();
+  if (self.dim() > 0) shape[dim] = n;
+  Tensor out = at::empty(shape, self.options());
+  if (out.numel() == 0) return out;
+  Tensor src = self.contiguous();
+  const int64_t inner = self.dim() == 0 ? 1 : prod_sizes(self.sizes().slice(dim + 1));
+  const int64_t outer = self.dim() == 0 ? 1 : prod_sizes(self.sizes().slice(0, dim));
+  const size_t es = self.element_size(), row = static_cast<size_t>(inner) * es;
+  const int64_t* ip = idx.data_ptr<int64_t>();
+  const char* s = static_cast<const char*>(src.data_ptr());
+  char* o = static_cast<char*>(out.data_ptr());
+  // Rows of `inner` contiguous elements move with one memcpy each.
+#pragma omp parallel for collapse(2) if (parallel_ok(out.numel()))
+  for (int64_t r = 0; r < outer; ++r)
+    for (int64_t i = 0; i < n; ++i)
+      std::memcpy(o + static_cast<size_t>(r * n + i) * row, s + static_cast<size_t>(r * size + ip[i]) * row, row);
+  return out;
+}
+
+// ---------------------------------------------------------------- gather / scatter
+namespace {
+// Shared walk of gather and scatter: visits every index element, grouped by its position in
+// the dims other than `dim` (one group = one line along `dim`), so groups may run in parallel:
+// two elements of one group are the only ones that can write the same scatter target.
+// `f(line_index_ptr, istride, n, self_off, other_off)` handles one line.
+template <typename F>
+void for_each_line(const Tensor& index, const Tensor& self, const Tensor* other, int64_t dim, const F& f) {
+  const int64_t nd = index.dim();
+  if (index.numel() == 0) return;
+  std::vector<int64_t> osz, ist, sst, tst;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (d == dim) continue;
+    osz.push_back(index.size(d));
+    ist.push_back(index.stride(d));
+    sst.push_back(self.stride(d));
+    tst.push_back(other ? other->stride(d) : 0);
+  }
+  const int64_t lines = prod_sizes(osz), m = static_cast<int64_t>(osz.size());
+  const int64_t n = nd == 0 ? 1 : index.size(dim);
+#pragma omp parallel for if (parallel_ok(index.numel()))
+  for (int64_t l = 0; l < lines; ++l)
+    f(offset_of(l, osz.data(), ist.data(), m), n, offset_of(l, osz.data(), sst.data(), m),
+      offset_of(l, osz.data(), tst.data(), m));
+}
+
+// Checks index against self (and src) the way libtorch's gather/scatter do.
+void check_gather_scatter(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
+  EMBER_CHECK(index.dim() == self.dim() || (index.dim() <= 1 && self.dim() <= 1), "[", op,
+              "] index tensor must have the same number of dimensions as self; got index ", index.sizes(), " and self ",
+              self.sizes());
+  for (int64_t d = 0; d < index.dim(); ++d) {
+    EMBER_CHECK(d == dim || index.size(d) <= (self.dim() == 0 ? 1 : self.size(d)), "[", op, "] expected index ",
+                index.sizes(), " to be no larger than self ", self.sizes(), " apart from dimension ", dim);
+    if (src)
+      EMBER_CHECK(index.size(d) <= (src->dim() == 0 ? 1 : src->size(d)), "[", op, "] expected index ", index.sizes(),
+                  " to be no larger than src ", src->sizes());
+  }
+}
+
+enum class ScatterKind { Assign, Add };
+
+Tensor& scatter_impl(const char* op, Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,
+                     const Scalar* value, ScatterKind kind) {
+  dim = maybe_wrap_dim(dim, self.dim(), op);
+  if (src) EMBER_CHECK(src->dim() == self.dim() || (src->dim() <= 1 && self.dim() <= 1), "[", op,
+                       "] src must have the same number of dimensions as self; got src ", src->sizes(), " and self ",
+                       self.sizes());
+  check_gather_scatter(op, self, dim, index, src);
+  if (src) EMBER_CHECK(src->scalar_type() == self.scalar_type(), "[", op, "] expected self and src to have the same dtype; got ",
+                       c10::dtypeName(self.scalar_type()), " and ", c10::dtypeName(src->scalar_type()));
+  Tensor idx = long_index(index, op);
+  const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
+  check_range(idx, size, dim, op);
+  if (idx.numel() == 0) return self;
+  Tensor source;
+  if (src) source = src->is_alias_of(self) ? src->clone() : *src;
+  const int64_t* ip = idx.data_ptr<int64_t>();
+  const int64_t istep = idx.dim() == 0 ? 0 : idx.stride(dim);
+  const int64_t sstep = self.dim() == 0 ? 0 : self.stride(dim);
+  const int64_t tstep = (src && source.dim() > 0) ? source.stride(dim) : 0;
+  EMBER_DISPATCH_ALL(self.scalar_type(), op, [&] {
+    scalar_t* sp = self.data_ptr<scalar_t>();
+    const scalar_t* tp = src ? source.data_ptr<scalar_t>() : nullptr;
+    const scalar_t v = value ? value->to<scalar_t>() : scalar_t(0);
+    for_each_line(idx, self, src ? &source : nullptr, dim,
+                  [&](int64_t ioff, int64_t n, int64_t soff, int64_t toff) {
+      for (int64_t i = 0; i < n; ++i) {
+        scalar_t& dst = sp[soff + ip[ioff + i * istep] * sstep];
+        const scalar_t x = tp ? tp[toff + i * tstep] : v;
+        if (kind == ScatterKind::Assign) dst = x;
+        else if constexpr (std::is_same_v<scalar_t, bool>) dst = dst || x;
+        else dst = static_cast<scalar_t>(static_cast<c10::opmath_t<scalar_t>>(dst) + static_cast<c10::opmath_t<scalar_t>>(x));
+      }
+    });
+  });
+  bump_version(self);
+  return self;
+}
+}  // namespace
+
+Tensor gather_cpu(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
+  (void)sparse_grad;
+  dim = maybe_wrap_dim(dim, self.dim(), "gather");
+  check_gather_scatter("gather", self, dim, index, nullptr);
+  Tensor idx = long_index(index, "gather");
+  const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
+  check_range(idx, size, dim, "gather");
+  Tensor out = at::empty(index.sizes(), self.options());
+  if (out.numel() == 0) return out;
+  const int64_t* ip = idx.data_ptr<int64_t>();
+  const int64_t istep = idx.dim() == 0 ? 0 : idx.stride(dim);
+  const int64_t sstep = self.dim() == 0 ? 0 : self.stride(dim);
+  const int64_t ostep = out.dim() == 0 ? 0 : out.stride(dim);
+  by_elsize(self.element_size(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* sp = static_cast<const T*>(self.data_ptr());
+    T* op = static_cast<T*>(out.data_ptr());
+    // `out` rides along as the "other" tensor: same shape and strides as idx (both contiguous).
+    for_each_line(idx, self, &out, dim, [&](int64_t ioff, int64_t n, int64_t soff, int64_t ooff) {
+      for (int64_t i = 0; i < n; ++i) op[ooff + i * ostep] = sp[soff + ip[ioff + i * istep] * sstep];
+    });
+  });
+  return out;
+}
+
+Tensor& scatter_src_cpu_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_impl("scatter_", self, dim, index, &src, nullptr, ScatterKind::Assign);
+}
+Tensor& scatter_value_cpu_(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  return scatter_impl("scatter_", self, dim, index, nullptr, &value, ScatterKind::Assign);
+}
+Tensor& scatter_add_cpu_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_impl("scatter_add_", self, dim, index, &src, nullptr, ScatterKind::Add);
+}
+
+// ---------------------------------------------------------------- masked_fill_ / masked_select
+Tensor& masked_fill_cpu_(Tensor& self, const Tensor& mask, const Scalar& value) {
+  EMBER_CHECK(mask.scalar_type() == kBool, "[masked_fill_] expected mask of dtype bool; got ",
+              c10::dtypeName(mask.scalar_type()));
+  auto shape = ember::broadcast_shapes("masked_fill_", self.sizes(), mask.sizes());
+  EMBER_CHECK(IntArrayRef(shape) == self.sizes(), "[masked_fill_] mask of shape ", mask.sizes(),
+              " must broadcast to self's shape ", self.sizes(), " (an in-place op cannot change self's shape)");
+  if (self.numel() == 0) return self;
+  Tensor m = mask.expand(self.sizes());
+  ember::TensorIter it;
+  it.build_raw({&self, &m});
+  EMBER_DISPATCH_ALL(self.scalar_type(), "masked_fill_", [&] {
+    const scalar_t v = value.to<scalar_t>();
+    it.for_each([v](char** data, const int64_t* s, int64_t n) {
+      for (int64_t i = 0; i < n; ++i)
+        if (*reinterpret_cast<const bool*>(data[1] + i * s[1])) *reinterpret_cast<scalar_t*>(data[0] + i * s[0]) = v;
+    });
+  });
+  bump_version(self);
+  return self;
+}
+
+Tensor masked_select_cpu(const Tensor& self, const Tensor& mask) {
+  EMBER_CHECK(mask.scalar_type() == kBool, "[masked_select] expected mask of dtype bool; got ",
+              c10::dtypeName(mask.scalar_type()));
+  auto shape = ember::broadcast_shapes("masked_select", self.sizes(), mask.sizes());
+  Tensor m = mask.expand(shape).contiguous();
+  Tensor s = self.expand(shape).contiguous();
+  const bool* mp = m.data_ptr<bool>();
+  const int64_t n = m.numel();
+  int64_t count = 0;
+  for (int64_t i = 0; i < n; ++i) count += mp[i];
+  Tensor out = at::empty({count}, self.options());
+  by_elsize(self.element_size(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* sp = static_cast<const T*>(s.data_ptr());
+    T* op = static_cast<T*>(out.data_ptr());
+    for (int64_t i = 0, k = 0; i < n; ++i)
+      if (mp[i]) op[k++] = sp[i];
+  });
+  return out;
+}
+
+// ---------------------------------------------------------------- nonzero / one_hot
+Tensor nonzero_cpu(const Tensor& self) {
+  Tensor s = self.contiguous();
+  const int64_t n = s.numel(), nd = s.dim();
+  std::vector<uint8_t> nz(static_cast<size_t>(n));
+  EMBER_DISPATCH_ALL(s.scalar_type(), "nonzero", [&] {
+    const scalar_t* p = s.data_ptr<scalar_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      if constexpr (std::is_same_v<scalar_t, c10::Half> || std::is_same_v<scalar_t, c10::BFloat16>)
+        nz[i] = static_cast<float>(p[i]) != 0.0f;
+      else
+        nz[i] = p[i] != scalar_t(0);
+    }
+  });
+  const int64_t count = std::accumulate(nz.begin(), nz.end(), int64_t{0});
+  Tensor out = at::empty({count, nd}, self.options().dtype(kLong));
+  int64_t* op = out.data_ptr<int64_t>();
+  std::vector<int64_t> ctr(static_cast<size_t>(nd), 0);
+  const int64_t* sz = s.sizes().data();
+  for (int64_t i = 0; i < n; ++i) {
+    if (nz[i]) { std::copy(ctr.begin(), ctr.end(), op); op += nd; }
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      if (++ctr[d] < sz[d]) break;
+      ctr[d] = 0;
+    }
+  }
+  return out;
+}
+
+Tensor one_hot_cpu(const Tensor& self, int64_t num_classes) {
+  EMBER_CHECK(self.scalar_type() == kLong, "[one_hot] expected a tensor of dtype int64; got ",
+              c10::dtypeName(self.scalar_type()));
+  Tensor s = self.contiguous();
+  const int64_t* p = s.data_ptr<int64_t>();
+  const int64_t n = s.numel();
+  int64_t lo = 0, hi = -1;
+  if (n > 0) {
+    auto [mn, mx] = std::minmax_element(p, p + n);
+    lo = *mn;
+    hi = *mx;
+  }
+  EMBER_CHECK(lo >= 0, "[one_hot] class values must be non-negative; got ", lo);
+  if (num_classes == -1) {
+    EMBER_CHECK(n > 0, "[one_hot] can not infer the total number of classes from an empty tensor; pass num_classes");
+    num_classes = hi + 1;
+  }
+  EMBER_CHECK(num_classes >= 0, "[one_hot] num_classes must be non-negative (or -1 to infer it); got ", num_classes);
+  EMBER_CHECK_T(IndexError, hi < num_classes, "[one_hot] class value ", hi, " is out of range for num_classes ", num_classes);
+  std::vector<int64_t> shape = self.sizes().vec();
+  shape.push_back(num_classes);
+  Tensor out = at::empty(shape, self.options());
+  int64_t* o = out.data_ptr<int64_t>();
+  std::fill(o, o + out.numel(), int64_t{0});
+  for (int64_t i = 0; i < n; ++i) o[i * num_classes + p[i]] = 1;
+  return out;
+}
+
+// ---------------------------------------------------------------- advanced indexing
+// Note [Advanced indexing layout]
+// Boolean masks become int64 index tensors (their nonzero() columns); the index tensors are
+// broadcast to one shape B. self is permuted so that the indexed dims come first ("src"), and
+// every position b of B gives one element offset into src; the rest of src (the dims that were
+// not indexed) is one block copied per b. The result is B + rest, except when the indexed dims
+// are adjacent and do not start at dim 0: then B takes their place, rest[:p] + B + rest[p:].
+namespace {
+struct AdvancedIndex {
+  Tensor src;                          // self with the indexed dims moved to the front
+  std::vector<int64_t> bshape;         // broadcast shape of the index tensors
+  std::vector<int64_t> offsets;        // element offset into src for each position of B
+  std::vector<int64_t> rest_sizes, rest_strides;
+  std::vector<int64_t> result_shape;   // shape of the indexing result
+  std::vector<int64_t> work_perm;      // permutes the result into [B, rest] order
+};
+
+AdvancedIndex make_advanced_index(const char* op, const Tensor& self, const c10::List<std::optional<Tensor>>& indices) {
+  const int64_t nd = self.dim();
+  std::vector<Tensor> idx;  // one entry per dim of self (undefined = full slice)
+  for (size_t k = 0; k < indices.size(); ++k) {
+    const auto& opt = indices[k];
+    if (!opt.has_value() || !opt->defined()) { idx.emplace_back(); continue; }
+    const Tensor& t = *opt;
+    const ScalarType dt = t.scalar_type();
+    if (dt == kBool || dt == kByte) {
+      EMBER_CHECK(t.dim() > 0, "[", op, "] a 0-dim boolean index tensor is not supported here; use the indexing API (t.index({true}))");
+      const int64_t at_dim = static_cast<int64_t>(idx.size());
+      EMBER_CHECK_T(IndexError, at_dim + t.dim() <= nd, "[", op, "] too many indices for tensor of dimension ", nd,
+                    " (got ", at_dim + t.dim(), ")");
+      for (int64_t j = 0; j < t.dim(); ++j)
+        EMBER_CHECK_T(IndexError, t.size(j) == self.size(at_dim + j), "[", op, "] the shape of the mask ", t.sizes(),
+                      " at index ", j, " does not match the shape of the indexed tensor ", self.sizes(), " at index ",
+                      at_dim + j);
+      Tensor nz = at::nonzero(dt == kBool ? t : t.ne(0));
+      for (int64_t j = 0; j < t.dim(); ++j) idx.push_back(nz.select(1, j));
+    } else {
+      EMBER_CHECK(dt == kLong || dt == kInt, "[", op, "] tensors used as indices must be int64, int32, uint8 or bool; got ",
+                  c10::dtypeName(dt));
+      idx.push_back(dt == kLong ? t : t.to(kLong));
+    }
+  }
+  EMBER_CHECK_T(IndexError, static_cast<int64_t>(idx.size()) <= nd, "[", op, "] too many indices for tensor of dimension ",
+                nd, " (got ", idx.size(), ")");
+  idx.resize(static_cast<size_t>(nd));
+  std::vector<int64_t> indexed, plain;
+  for (int64_t d = 0; d < nd; ++d) (idx[d].defined() ? indexed : plain).push_back(d);
+  EMBER_CHECK(!indexed.empty(), "[", op, "] expected at least one index tensor");
+  AdvancedIndex ai;
+  ai.bshape = idx[indexed[0]].sizes().vec();
+  for (int64_t d : indexed) ai.bshape = ember::broadcast_shapes(op, ai.bshape, idx[d].sizes());
+  const bool adjacent = indexed.back() - indexed.front() + 1 == static_cast<int64_t>(indexed.size());
+  std::vector<int64_t> perm = indexed;
+  perm.insert(perm.end(), plain.begin(), plain.end());
+  ai.src = self.permute(perm);
+  const int64_t k = static_cast<int64_t>(indexed.size());
+  for (int64_t d = k; d < nd; ++d) {
+    ai.rest_sizes.push_back(ai.src.size(d));
+    ai.rest_strides.push_back(ai.src.stride(d));
+  }
+  // Offsets, validated serially (negative indices count from the end).
+  const int64_t nb = prod_sizes(ai.bshape);
+  ai.offsets.assign(static_cast<size_t>(nb), 0);
+  for (int64_t j = 0; j < k; ++j) {
+    const int64_t d = indexed[j], size = self.size(d), stride = self.stride(d);
+    Tensor e = idx[d].expand(ai.bshape).contiguous();
+    const int64_t* p = e.data_ptr<int64_t>();
+    for (int64_t b = 0; b < nb; ++b) {
+      int64_t v = p[b];
+      EMBER_CHECK_T(IndexError, v >= -size && v < size, "[", op, "] index ", v, " is out of bounds for dimension ", d,
+                    " with size ", size);
+      ai.offsets[b] += (v < 0 ? v + size : v) * stride;
+    }
+  }
+  // Result layout (see the Note above).
+  const int64_t nbd = static_cast<int64_t>(ai.bshape.size()), nr = nd - k;
+  const int64_t p = (adjacent && indexed.front() > 0) ? indexed.front() : 0;
+  ai.result_shape.assign(ai.rest_sizes.begin(), ai.rest_sizes.begin() + p);
+  ai.result_shape.insert(ai.result_shape.end(), ai.bshape.begin(), ai.bshape.end());
+  ai.result_shape.insert(ai.result_shape.end(), ai.rest_sizes.begin() + p, ai.rest_sizes.end());
+  for (int64_t j = 0; j < nbd; ++j) ai.work_perm.push_back(p + j);
+  for (int64_t j = 0; j < p; ++j) ai.work_perm.push_back(j);
+  for (int64_t j = p; j < nr; ++j) ai.work_perm.push_back(nbd + j);
+  return ai;
+}
+
+// Moves one rest-block per position of B between src (self's storage) and `work` (the result
+// or the values, viewed in [B, rest] order). to_src: write into self (index_put_).
+void move_blocks(const AdvancedIndex& ai, const Tensor& work, bool to_src, bool accumulate) {
+  const int64_t nbd = static_cast<int64_t>(ai.bshape.size());
+  const int64_t nr = static_cast<int64_t>(ai.rest_sizes.size());
+  const int64_t nb = static_cast<int64_t>(ai.offsets.size());
+  std::vector<int64_t> wst(work.strides().begin(), work.strides().end());
+  const int64_t* wrest = wst.data() + nbd;
+  const int64_t rest_numel = prod_sizes(ai.rest_sizes);
+  if (nb == 0 || rest_numel == 0) return;
+  if (accumulate) {
+    EMBER_DISPATCH_ALL(ai.src.scalar_type(), "index_put_", [&] {
+      scalar_t* s = static_cast<scalar_t*>(ai.src.data_ptr());
+      const scalar_t* w = static_cast<const scalar_t*>(work.data_ptr());
+      // Serial: duplicate indices must all add up.
+      for (int64_t b = 0; b < nb; ++b) {
+        scalar_t* dst = s + ai.offsets[b];
+        const scalar_t* from = w + offset_of(b, ai.bshape.data(), wst.data(), nbd);
+        for (int64_t r = 0; r < rest_numel; ++r) {
+          scalar_t& d = dst[offset_of(r, ai.rest_sizes.data(), ai.rest_strides.data(), nr)];
+          const scalar_t x = from[offset_of(r, ai.rest_sizes.data(), wrest, nr)];
+          if constexpr (std::is_same_v<scalar_t, bool>) d = d || x;
+          else d = static_cast<scalar_t>(static_cast<c10::opmath_t<scalar_t>>(d) + static_cast<c10::opmath_t<scalar_t>>(x));
+        }
+      }
+    });
+    return;
+  }
+  by_elsize(ai.src.element_size(), [&](auto tag) {
+    using T = decltype(tag);
+    T* s = static_cast<T*>(ai.src.data_ptr());
+    T* w = static_cast<T*>(work.data_ptr());
+    auto one = [&](int64_t b) {
+      T* sp = s + ai.offsets[b];
+      T* wp = w + offset_of(b, ai.bshape.data(), wst.data(), nbd);
+      if (to_src) copy_block(sp, ai.rest_strides.data(), static_cast<const T*>(wp), wrest, ai.rest_sizes.data(), nr);
+      else copy_block(wp, wrest, static_cast<const T*>(sp), ai.rest_strides.data(), ai.rest_sizes.data(), nr);
+    };
+    if (to_src) {
+      for (int64_t b = 0; b < nb; ++b) one(b);  // serial: with duplicates the last write wins
+    } else {
+#pragma omp parallel for if (parallel_ok(nb * rest_numel))
+      for (int64_t b = 0; b < nb; ++b) one(b);
+    }
+  });
+}
+}  // namespace
+
+Tensor index_cpu(const Tensor& self, const c10::List<std::optional<Tensor>>& indices) {
+  AdvancedIndex ai = make_advanced_index("index", self, indices);
+  Tensor out = at::empty(ai.result_shape, self.options());
+  move_blocks(ai, out.permute(ai.work_perm), /*to_src=*/false, false);
+  return out;
+}
+
+Tensor& index_put_cpu_(Tensor& self, const c10::List<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  AdvancedIndex ai = make_advanced_index("index_put_", self, indices);
+  bool fits = values.dim() <= static_cast<int64_t>(ai.result_shape.size());
+  for (int64_t d = 1; fits && d <= values.dim(); ++d)
+    fits = values.size(-d) == 1 || values.size(-d) == ai.result_shape[ai.result_shape.size() - d];
+  EMBER_CHECK(fits, "[index_put_] shape mismatch: value tensor of shape ", values.sizes(),
+              " cannot be broadcast to indexing result of shape ", IntArrayRef(ai.result_shape));
+  Tensor v = values.scalar_type() == self.scalar_type() ? values : values.to(self.scalar_type());
+  if (v.is_alias_of(self)) v = v.clone();
+  v = v.expand(ai.result_shape).permute(ai.work_perm);
+  move_blocks(ai, v, /*to_src=*/true, accumulate);
+  bump_version(self);
+  return self;
+}
+
+}  // namespace at::native

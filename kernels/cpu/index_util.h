@@ -1,0 +1,71 @@
+#pragma once
+// Shared helpers of the CPU indexing / joining kernels (kernels/cpu/index.cpp, join.cpp): data
+// movement by element size (every dtype moves as an unsigned integer of its width), index
+// validation that runs before any parallel loop, and a strided n-d block copy.
+#include <ATen/ATen.h>
+#include <ATen/Utils.h>
+#include <cstdint>
+#include <cstring>
+#include <omp.h>
+#include <vector>
+
+namespace at::native::index_detail {
+
+/// Calls `f(T{})` with T the unsigned integer type as wide as one element (1, 2, 4 or 8 bytes).
+template <typename F>
+inline void by_elsize(size_t es, const F& f) {
+  switch (es) {
+    case 1: return f(uint8_t{});
+    case 2: return f(uint16_t{});
+    case 4: return f(uint32_t{});
+    case 8: return f(uint64_t{});
+    default: EMBER_INTERNAL_ASSERT(false, "unexpected element size ", es);
+  }
+}
+
+/// True when `work` elements justify an OpenMP region (and we are not inside one already).
+inline bool parallel_ok(int64_t work) { return work >= 32768 && !omp_in_parallel() && omp_get_max_threads() > 1; }
+
+/// `index` as a contiguous int64 tensor; `op` names the op in the dtype error.
+inline Tensor long_index(const Tensor& index, const char* op) {
+  EMBER_CHECK(index.scalar_type() == kLong || index.scalar_type() == kInt, "[", op,
+              "] expected index of dtype int64 or int32; got ", c10::dtypeName(index.scalar_type()));
+  return (index.scalar_type() == kLong ? index : index.to(kLong)).contiguous();
+}
+
+/// Copies an n-d block of T: dst[i...] = src[i...]; strides in elements (may be negative).
+template <typename T>
+inline void copy_block(T* dst, const int64_t* dst_st, const T* src, const int64_t* src_st, const int64_t* sizes,
+                       int64_t nd) {
+  if (nd == 0) { *dst = *src; return; }
+  for (int64_t d = 0; d < nd; ++d) if (sizes[d] == 0) return;
+  const int64_t n = sizes[nd - 1], ds = dst_st[nd - 1], ss = src_st[nd - 1];
+  int64_t ctr[32] = {0};
+  for (;;) {
+    if (ds == 1 && ss == 1) std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(T));
+    else for (int64_t i = 0; i < n; ++i) dst[i * ds] = src[i * ss];
+    int64_t d = nd - 2;
+    for (; d >= 0; --d) {
+      dst += dst_st[d];
+      src += src_st[d];
+      if (++ctr[d] < sizes[d]) break;
+      dst -= dst_st[d] * sizes[d];
+      src -= src_st[d] * sizes[d];
+      ctr[d] = 0;
+    }
+    if (d < 0) return;
+  }
+}
+
+/// Element offset of the row-major linear position `lin` in a tensor with `sizes` / `strides`.
+inline int64_t offset_of(int64_t lin, const int64_t* sizes, const int64_t* strides, int64_t nd) {
+  int64_t off = 0;
+  for (int64_t d = nd - 1; d >= 0; --d) {
+    if (sizes[d] == 0) return 0;
+    off += (lin % sizes[d]) * strides[d];
+    lin /= sizes[d];
+  }
+  return off;
+}
+
+}  // namespace at::native::index_detail

@@ -1,0 +1,159 @@
+// Joining and rearranging kernels on the CPU: cat, where, flip, tril_/triu_. All of them move
+// elements by size (see index_util.h), so one instantiation per element width serves every dtype.
+#include <ATen/native/NativeFunctions.h>
+#include <ATen/TensorIterator.h>
+#include "index_util.h"
+#include <algorithm>
+
+namespace at::native {
+using namespace index_detail;
+
+// ---------------------------------------------------------------- cat
+Tensor cat_cpu(TensorList tensors, int64_t dim) {
+  EMBER_CHECK(!tensors.empty(), "[cat] expected a non-empty list of tensors");
+  // 1-D empty tensors are skipped (libtorch's legacy rule), but still take part in type promotion.
+  ScalarType dtype = ScalarType::Undefined;
+  const Tensor* ref = nullptr;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    EMBER_CHECK(t.defined(), "[cat] expected a defined tensor at position ", i);
+    EMBER_CHECK(t.is_cpu(), "[cat] expected CPU tensors; got ", t.device(), " at position ", i);
+    EMBER_CHECK(t.dim() > 0, "[cat] zero-dimensional tensor (at position ", i, ") cannot be concatenated");
+    dtype = dtype == ScalarType::Undefined ? t.scalar_type() : c10::promoteTypes(dtype, t.scalar_type());
+    if (!ref && !(t.dim() == 1 && t.numel() == 0)) ref = &t;
+  }
+  if (!ref) return at::empty({0}, tensors[0].options().dtype(dtype));
+  dim = maybe_wrap_dim(dim, ref->dim(), "cat");
+  std::vector<int64_t> shape = ref->sizes().vec();
+  shape[dim] = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    if (t.dim() == 1 && t.numel() == 0) continue;
+    EMBER_CHECK(t.dim() == ref->dim(), "[cat] tensors must have the same number of dimensions: got ", ref->dim(), " and ",
+                t.dim(), " (tensor number ", i, ")");
+    for (int64_t d = 0; d < t.dim(); ++d)
+      EMBER_CHECK(d == dim || t.size(d) == ref->size(d), "[cat] sizes of tensors must match except in dimension ", dim,
+                  ". Expected size ", ref->size(d), " but got size ", t.size(d), " for tensor number ", i, " in the list");
+    shape[dim] += t.size(dim);
+  }
+  Tensor out = at::empty(shape, ref->options().dtype(dtype));
+  if (out.numel() == 0) return out;
+  const int64_t inner = prod_sizes(IntArrayRef(shape).slice(dim + 1));
+  const int64_t outer = prod_sizes(IntArrayRef(shape).slice(0, dim));
+  const int64_t out_row = shape[dim] * inner;
+  const size_t es = out.element_size();
+  char* o = static_cast<char*>(out.data_ptr());
+  int64_t off = 0;
+  for (const Tensor& t : tensors) {
+    if (t.dim() == 1 && t.numel() == 0) continue;
+    const int64_t n = t.size(dim);
+    if (n == 0) continue;
+    if (t.scalar_type() == dtype && t.is_contiguous()) {
+      // Fast path: each outer row of t is one contiguous block of the output row.
+      const int64_t block = n * inner;
+      const char* s = static_cast<const char*>(t.data_ptr());
+      const size_t bytes = static_cast<size_t>(block) * es;
+      char* dst0 = o + static_cast<size_t>(off * inner) * es;
+#pragma omp parallel for if (parallel_ok(outer * block))
+      for (int64_t r = 0; r < outer; ++r)
+        std::memcpy(dst0 + static_cast<size_t>(r * out_row) * es, s + static_cast<size_t>(r) * bytes, bytes);
+    } else {
+      out.narrow(dim, off, n).copy_(t);  // converts dtype, follows strides
+    }
+    off += n;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- where
+Tensor where_cpu(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  EMBER_CHECK(condition.scalar_type() == kBool, "[where] expected condition of dtype bool; got ",
+              c10::dtypeName(condition.scalar_type()));
+  EMBER_CHECK(condition.is_cpu() && self.is_cpu() && other.is_cpu(), "[where] expected CPU tensors; got condition on ",
+              condition.device(), ", self on ", self.device(), ", other on ", other.device());
+  ScalarType dtype = ember::result_type({&self, &other}, {});
+  auto shape = ember::broadcast_shapes("where", condition.sizes(), ember::broadcast_shapes("where", self.sizes(), other.sizes()));
+  Tensor out = at::empty(shape, self.options().dtype(dtype));
+  if (out.numel() == 0) return out;
+  Tensor c = condition.expand(shape);
+  Tensor a = (self.scalar_type() == dtype ? self : self.to(dtype)).expand(shape);
+  Tensor b = (other.scalar_type() == dtype ? other : other.to(dtype)).expand(shape);
+  ember::TensorIter it;
+  it.build_raw({&out, &c, &a, &b});
+  by_elsize(out.element_size(), [&](auto tag) {
+    using T = decltype(tag);
+    it.for_each([](char** data, const int64_t* s, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) {
+        const bool pick = *reinterpret_cast<const bool*>(data[1] + i * s[1]);
+        *reinterpret_cast<T*>(data[0] + i * s[0]) = *reinterpret_cast<const T*>(data[pick ? 2 : 3] + i * s[pick ? 2 : 3]);
+      }
+    });
+  });
+  return out;
+}
+
+// ---------------------------------------------------------------- flip
+Tensor flip_cpu(const Tensor& self, IntArrayRef dims) {
+  const int64_t nd = self.dim();
+  std::vector<bool> flip(std::max<int64_t>(nd, 1), false);
+  for (int64_t d : dims) {
+    int64_t w = maybe_wrap_dim(d, nd, "flip");
+    EMBER_CHECK(!flip[w], "[flip] dim ", w, " appears multiple times in the list of dims ", dims);
+    flip[w] = true;
+  }
+  Tensor out = at::empty(self.sizes(), self.options());
+  if (out.numel() == 0) return out;
+  // Read self through a reversed layout: start at the last element of each flipped dim, negate its stride.
+  std::vector<int64_t> sizes = self.sizes().vec(), src_st = self.strides().vec();
+  std::vector<int64_t> dst_st = out.strides().vec();
+  int64_t base = 0;
+  for (int64_t d = 0; d < nd; ++d)
+    if (flip[d]) { base += (sizes[d] - 1) * src_st[d]; src_st[d] = -src_st[d]; }
+  by_elsize(self.element_size(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* src = static_cast<const T*>(self.data_ptr()) + base;
+    T* dst = static_cast<T*>(out.data_ptr());
+    if (nd <= 1) return copy_block(dst, dst_st.data(), src, src_st.data(), sizes.data(), nd);
+    // Parallel over the rows of the outermost dim.
+    const int64_t rows = sizes[0];
+#pragma omp parallel for if (parallel_ok(out.numel()))
+    for (int64_t r = 0; r < rows; ++r)
+      copy_block(dst + r * dst_st[0], dst_st.data() + 1, src + r * src_st[0], src_st.data() + 1, sizes.data() + 1, nd - 1);
+  });
+  return out;
+}
+
+// ---------------------------------------------------------------- tril_ / triu_
+namespace {
+// Zeroes the elements of each matrix (last two dims) above (lower=true) or below the diagonal.
+Tensor& tri_inplace(Tensor& self, int64_t k, bool lower, const char* op) {
+  EMBER_CHECK(self.dim() >= 2, "[", op, "] expected a tensor with at least 2 dimensions; got ", self.dim());
+  const int64_t nd = self.dim(), R = self.size(-2), C = self.size(-1);
+  const int64_t rs = self.stride(-2), cs = self.stride(-1);
+  const int64_t batch = R * C == 0 ? 0 : self.numel() / (R * C);
+  by_elsize(self.element_size(), [&](auto tag) {
+    using T = decltype(tag);
+    T* base = static_cast<T*>(self.data_ptr());
+    const int64_t* sz = self.sizes().data();
+    const int64_t* st = self.strides().data();
+#pragma omp parallel for if (parallel_ok(self.numel()))
+    for (int64_t b = 0; b < batch; ++b) {
+      T* m = base + offset_of(b, sz, st, nd - 2);
+      for (int64_t i = 0; i < R; ++i) {
+        // lower keeps j <= i + k; upper keeps j >= i + k.
+        int64_t j0 = lower ? std::clamp<int64_t>(i + k + 1, 0, C) : 0;
+        int64_t j1 = lower ? C : std::clamp<int64_t>(i + k, 0, C);
+        T* row = m + i * rs;
+        for (int64_t j = j0; j < j1; ++j) row[j * cs] = T(0);  // zero bits are zero in every dtype
+      }
+    }
+  });
+  bump_version(self);
+  return self;
+}
+}  // namespace
+
+Tensor& tril_cpu_(Tensor& self, int64_t diagonal) { return tri_inplace(self, diagonal, true, "tril_"); }
+Tensor& triu_cpu_(Tensor& self, int64_t diagonal) { return tri_inplace(self, diagonal, false, "triu_"); }
+
+}  // namespace at::native

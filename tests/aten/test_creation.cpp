@@ -1,0 +1,175 @@
+// Factory functions: values, dtype inference, layouts, from_blob and at::tensor.
+#include <ATen/ATen.h>
+#include <torch/torch.h>
+#include <catch2/catch.hpp>
+#include <vector>
+
+namespace {
+std::vector<double> values(const at::Tensor& t) {
+  at::Tensor d = t.to(at::kDouble).contiguous();
+  const double* p = d.data_ptr<double>();
+  return std::vector<double>(p, p + d.numel());
+}
+}  // namespace
+
+TEST_CASE("zeros/ones/full values and dtypes", "[creation]") {
+  auto z = torch::zeros({2, 3});
+  CHECK(z.sizes().vec() == std::vector<int64_t>{2, 3});
+  CHECK(z.scalar_type() == at::kFloat);
+  CHECK(values(z) == std::vector<double>(6, 0.0));
+  auto o = torch::ones({4}, torch::kInt32);
+  CHECK(o.scalar_type() == at::kInt);
+  CHECK(values(o) == std::vector<double>(4, 1.0));
+  CHECK(torch::ones({}).dim() == 0);
+  CHECK(torch::zeros({0, 3}).numel() == 0);
+
+  CHECK(torch::full({2}, 7).scalar_type() == at::kLong);
+  CHECK(torch::full({2}, 2.5).scalar_type() == at::kFloat);
+  CHECK(torch::full({2}, true).scalar_type() == at::kBool);
+  CHECK(torch::full({2}, 1.5, torch::kDouble).scalar_type() == at::kDouble);
+  CHECK(values(torch::full({3}, -2.5)) == std::vector<double>(3, -2.5));
+  CHECK_THROWS_AS(torch::zeros({-1, 2}), c10::Error);
+}
+
+TEST_CASE("arange", "[creation]") {
+  auto a = torch::arange(5);
+  CHECK(a.scalar_type() == at::kLong);
+  CHECK(values(a) == std::vector<double>{0, 1, 2, 3, 4});
+  auto b = torch::arange(1, 4);
+  CHECK(values(b) == std::vector<double>{1, 2, 3});
+  auto c = torch::arange(0, 10, 3);
+  CHECK(values(c) == std::vector<double>{0, 3, 6, 9});
+  auto d = torch::arange(10, 0, -3);
+  CHECK(values(d) == std::vector<double>{10, 7, 4, 1});
+  auto e = torch::arange(0.0, 1.0, 0.25);
+  CHECK(e.scalar_type() == at::kFloat);
+  CHECK(values(e) == std::vector<double>{0, 0.25, 0.5, 0.75});
+  CHECK(torch::arange(2.5).numel() == 3);
+  CHECK(torch::arange(5, torch::kDouble).scalar_type() == at::kDouble);
+  CHECK(torch::arange(3, 3).numel() == 0);
+  CHECK_THROWS_WITH(torch::arange(0, 5, 0), Catch::Contains("[arange]") && Catch::Contains("step must be nonzero"));
+  CHECK_THROWS_WITH(torch::arange(5, 0, 1), Catch::Contains("[arange]") && Catch::Contains("inconsistent with step sign"));
+  CHECK_THROWS_AS(torch::arange(0, 5, -1), c10::Error);
+}
+
+TEST_CASE("linspace", "[creation]") {
+  auto l = torch::linspace(-1, 2, 7);
+  CHECK(l.scalar_type() == at::kFloat);
+  auto v = values(l);
+  REQUIRE(v.size() == 7);
+  for (int i = 0; i < 7; ++i) CHECK(v[i] == Approx(-1.0 + 0.5 * i));
+  CHECK(v.front() == -1.0);
+  CHECK(v.back() == 2.0);
+  CHECK(values(torch::linspace(3, 9, 1)) == std::vector<double>{3});
+  CHECK(torch::linspace(0, 1, 0).numel() == 0);
+  CHECK_THROWS_WITH(torch::linspace(0, 1, -2), Catch::Contains("[linspace]"));
+}
+
+TEST_CASE("eye", "[creation]") {
+  auto e = torch::eye(3);
+  CHECK(values(e) == std::vector<double>{1, 0, 0, 0, 1, 0, 0, 0, 1});
+  auto r = torch::eye(2, 3, torch::kInt64);
+  CHECK(r.scalar_type() == at::kLong);
+  CHECK(values(r) == std::vector<double>{1, 0, 0, 0, 1, 0});
+  CHECK(torch::eye(0).numel() == 0);
+  CHECK_THROWS_WITH(torch::eye(-1), Catch::Contains("[eye]"));
+}
+
+TEST_CASE("*_like keep shape, dtype and dense layout", "[creation]") {
+  auto base = torch::ones({3, 4}, torch::kDouble).t();  // transposed, dense
+  auto e = torch::empty_like(base);
+  CHECK(e.sizes() == base.sizes());
+  CHECK(e.strides() == base.strides());
+  CHECK(e.scalar_type() == at::kDouble);
+  auto ec = torch::empty_like(base, {}, at::MemoryFormat::Contiguous);
+  CHECK(ec.is_contiguous());
+  auto z = torch::zeros_like(base);
+  CHECK(values(z) == std::vector<double>(12, 0.0));
+  auto o = torch::ones_like(base, torch::kInt32);
+  CHECK(o.scalar_type() == at::kInt);
+  CHECK(values(o) == std::vector<double>(12, 1.0));
+  auto f = torch::full_like(base, 3.5);
+  CHECK(f.scalar_type() == at::kDouble);
+  CHECK(values(f) == std::vector<double>(12, 3.5));
+  // A strided (non-dense) input gives a contiguous result.
+  auto s = torch::ones({4, 6}).slice(1, 0, 6, 2);
+  CHECK(torch::empty_like(s).is_contiguous());
+}
+
+TEST_CASE("zero_ in place", "[creation]") {
+  auto t = torch::ones({2, 3});
+  auto v = t._version();
+  auto& r = t.zero_();
+  CHECK(r.is_same(t));
+  CHECK(t._version() > v);
+  CHECK(values(t) == std::vector<double>(6, 0.0));
+  auto u = torch::ones({4});
+  at::zero_(u);
+  CHECK(values(u) == std::vector<double>(4, 0.0));
+}
+
+TEST_CASE("from_blob wraps memory without copying", "[creation]") {
+  float buf[6] = {0, 1, 2, 3, 4, 5};
+  auto t = torch::from_blob(buf, {2, 3});
+  CHECK(t.data_ptr() == static_cast<void*>(buf));
+  CHECK(t.scalar_type() == at::kFloat);
+  CHECK(values(t) == std::vector<double>{0, 1, 2, 3, 4, 5});
+  buf[4] = 40;
+  CHECK(t[1][1].item<float>() == 40.0f);
+
+  auto s = torch::from_blob(buf, {3, 2}, {1, 3});  // transposed view of buf
+  CHECK(values(s) == std::vector<double>{0, 3, 1, 40, 2, 5});
+
+  int64_t ibuf[4] = {1, 2, 3, 4};
+  auto it = torch::from_blob(ibuf, {4}, torch::kInt64);
+  CHECK(it.scalar_type() == at::kLong);
+  CHECK(it.sum().item<int64_t>() == 10);
+
+  int calls = 0;
+  void* seen = nullptr;
+  {
+    auto d = torch::from_blob(buf, {6}, [&](void* p) { ++calls; seen = p; });
+    auto view = d.slice(0, 1, 3);
+    d.reset();
+    CHECK(calls == 0);  // the view keeps the storage alive
+  }
+  CHECK(calls == 1);
+  CHECK(seen == static_cast<void*>(buf));
+  CHECK_THROWS_AS(torch::from_blob(buf, {2, 3}).resize_({100}), c10::Error);
+}
+
+TEST_CASE("tensor from braced lists and vectors", "[creation]") {
+  auto a = torch::tensor({1.0, 2.0, 3.5});
+  CHECK(a.scalar_type() == at::kFloat);
+  CHECK(a.sizes().vec() == std::vector<int64_t>{3});
+  CHECK(values(a) == std::vector<double>{1.0, 2.0, 3.5});
+
+  auto b = torch::tensor({{1, 2}, {3, 4}, {5, 6}});
+  CHECK(b.scalar_type() == at::kLong);
+  CHECK(b.sizes().vec() == std::vector<int64_t>{3, 2});
+  CHECK(values(b) == std::vector<double>{1, 2, 3, 4, 5, 6});
+
+  auto c = torch::tensor({true, false});
+  CHECK(c.scalar_type() == at::kBool);
+
+  auto d = torch::tensor({1, 2}, torch::kDouble);
+  CHECK(d.scalar_type() == at::kDouble);
+  CHECK(values(d) == std::vector<double>{1, 2});
+
+  auto s = torch::tensor(2.5);
+  CHECK(s.dim() == 0);
+  CHECK(s.item<double>() == 2.5);
+
+  std::vector<float> vf{1.5f, -2.f};
+  auto v = torch::tensor(vf);
+  CHECK(v.scalar_type() == at::kFloat);
+  CHECK(values(v) == std::vector<double>{1.5, -2.0});
+  vf[0] = 9;  // a copy, not a view
+  CHECK(v[0].item<float>() == 1.5f);
+  std::vector<int32_t> vi{1, 2, 3};
+  CHECK(torch::tensor(vi).scalar_type() == at::kInt);
+  CHECK(torch::tensor(at::ArrayRef<double>(std::vector<double>{1, 2})).scalar_type() == at::kDouble);
+
+  CHECK(torch::tensor({}).numel() == 0);
+  CHECK_THROWS_WITH(torch::tensor({{1, 2}, {3}}), Catch::Contains("[tensor]"));
+}

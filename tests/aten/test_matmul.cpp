@@ -1,0 +1,117 @@
+// Matrix products: error paths, broadcasting corners, large shapes against the float64 reference,
+// and the no-copy paths for transposed operands.
+#include <ATen/ATen.h>
+#include <torch/torch.h>
+#include <catch2/catch.hpp>
+#include "ops/reference_matmul.h"
+#include <cmath>
+#include <vector>
+
+namespace {
+double max_rel_err(const at::Tensor& got, const at::Tensor& ref) {
+  at::Tensor g = got.to(at::kDouble).contiguous(), r = ref.to(at::kDouble).contiguous();
+  REQUIRE(g.sizes() == r.sizes());
+  double worst = 0;
+  for (int64_t i = 0; i < g.numel(); ++i) {
+    double a = g.data_ptr<double>()[i], b = r.data_ptr<double>()[i];
+    worst = std::max(worst, std::fabs(a - b) / (1.0 + std::fabs(b)));
+  }
+  return worst;
+}
+}  // namespace
+
+TEST_CASE("mm shape and dtype errors", "[matmul]") {
+  auto a = torch::ones({8, 64}), b = torch::ones({32, 16});
+  CHECK_THROWS_WITH(torch::mm(a, b), Catch::Contains("[mm] self.size(-1) (64) must equal mat2.size(-2) (32)") &&
+                                         Catch::Contains("[8, 64] float32"));
+  CHECK_THROWS_AS(torch::mm(torch::ones({3}), torch::ones({3, 2})), c10::Error);
+  CHECK_THROWS_WITH(torch::mm(torch::ones({2, 3}), torch::ones({3, 2}, torch::kDouble)), Catch::Contains("[mm]") &&
+                                                                                          Catch::Contains("same dtype"));
+  CHECK_THROWS_WITH(torch::bmm(torch::ones({2, 3, 4}), torch::ones({3, 4, 5})), Catch::Contains("[bmm]"));
+  CHECK_THROWS_WITH(torch::bmm(torch::ones({2, 3, 4}), torch::ones({2, 5, 5})), Catch::Contains("[bmm]"));
+  CHECK_THROWS_WITH(torch::addmm(torch::ones({4, 4}), torch::ones({2, 3}), torch::ones({3, 5})), Catch::Contains("addmm"));
+  CHECK_THROWS_WITH(torch::dot(torch::ones({3}), torch::ones({4})), Catch::Contains("[dot]"));
+  CHECK_THROWS_WITH(torch::mv(torch::ones({3, 4}), torch::ones({3})), Catch::Contains("[mv]"));
+  CHECK_THROWS_WITH(torch::matmul(torch::ones({2, 3}), torch::ones({4, 5})), Catch::Contains("[matmul]"));
+  CHECK_THROWS_WITH(torch::matmul(torch::ones({2, 2, 3}), torch::ones({3, 3, 5})), Catch::Contains("[matmul]"));
+  CHECK_THROWS_WITH(torch::mm(torch::ones({2, 2}, torch::kBool), torch::ones({2, 2}, torch::kBool)), Catch::Contains("[mm]"));
+}
+
+TEST_CASE("mm float32 large and transposed operands", "[matmul]") {
+  torch::manual_seed(0);
+  auto a = torch::randn({130, 257}), b = torch::randn({257, 70});
+  auto ref = ember_test::ref::mm(a, b);
+  CHECK(max_rel_err(torch::mm(a, b), ref) < 1e-4);
+  // Transposed views: same values, no packing copy needed.
+  auto at_ = a.t().contiguous().t(), bt = b.t().contiguous().t();
+  CHECK(!at_.is_contiguous());
+  CHECK(max_rel_err(torch::mm(at_, bt), ref) < 1e-4);
+  // Row-sliced operand (leading dimension larger than the row).
+  auto wide = torch::randn({130, 300});
+  auto sl = wide.slice(1, 0, 257);
+  CHECK(max_rel_err(torch::mm(sl, b), ember_test::ref::mm(sl, b)) < 1e-4);
+  // Repeated calls hit the primitive cache and agree.
+  CHECK(max_rel_err(torch::mm(a, b), torch::mm(a, b)) == 0.0);
+}
+
+TEST_CASE("addmm alpha/beta and beta = 0 ignores NaN in self", "[matmul]") {
+  auto self = torch::full({2, 2}, std::nan(""));
+  auto r = torch::addmm(self, torch::ones({2, 3}), torch::ones({3, 2}), 0, 2);
+  for (int64_t i = 0; i < 4; ++i) CHECK(r.view({-1})[i].item<float>() == 6.0f);
+  auto r2 = torch::addmm(torch::ones({2}), torch::ones({2, 3}), torch::ones({3, 2}), 0.5, 1);
+  CHECK(r2[1][0].item<float>() == 3.5f);
+}
+
+TEST_CASE("matmul broadcasting and 1-D corners", "[matmul]") {
+  torch::manual_seed(1);
+  auto check = [](const at::Tensor& a, const at::Tensor& b) {
+    auto got = torch::matmul(a, b);
+    auto ref = ember_test::ref::matmul(a, b);
+    CHECK(got.sizes() == ref.sizes());
+    CHECK(max_rel_err(got, ref) < 1e-4);
+  };
+  check(torch::randn({5}), torch::randn({5}));
+  check(torch::randn({3, 5}), torch::randn({5}));
+  check(torch::randn({5}), torch::randn({5, 2}));
+  check(torch::randn({2, 3, 5}), torch::randn({5}));
+  check(torch::randn({5}), torch::randn({4, 5, 2}));
+  check(torch::randn({3, 1, 2, 5}), torch::randn({4, 5, 6}));
+  check(torch::randn({1, 2, 5}), torch::randn({3, 5, 6}));
+  check(torch::randn({2, 3, 5}).transpose(0, 1), torch::randn({5, 4}));
+  CHECK(torch::matmul(torch::randn({4}), torch::randn({4})).dim() == 0);
+  CHECK(torch::matmul(torch::randn({2, 0, 3}), torch::randn({3, 4})).sizes().vec() == std::vector<int64_t>{2, 0, 4});
+}
+
+TEST_CASE("bmm with broadcast (stride-0) batch operands", "[matmul]") {
+  torch::manual_seed(2);
+  auto a = torch::randn({1, 4, 6}).expand({5, 4, 6});
+  auto b = torch::randn({5, 6, 3});
+  CHECK(max_rel_err(torch::bmm(a, b), ember_test::ref::bmm(a, b)) < 1e-4);
+  auto c = torch::randn({6, 3}).unsqueeze(0).expand({5, 6, 3});
+  auto x = torch::randn({5, 4, 6});
+  CHECK(max_rel_err(torch::bmm(x, c), ember_test::ref::bmm(x, c)) < 1e-4);
+}
+
+TEST_CASE("linear with and without bias", "[matmul]") {
+  torch::manual_seed(3);
+  auto x = torch::randn({2, 3, 8}), w = torch::randn({4, 8}), bias = torch::randn({4});
+  auto y = torch::linear(x, w, bias);
+  CHECK(y.sizes().vec() == std::vector<int64_t>{2, 3, 4});
+  CHECK(max_rel_err(y, ember_test::ref::linear(x, w, bias)) < 1e-4);
+  auto y0 = torch::linear(x, w);
+  CHECK(max_rel_err(y0, ember_test::ref::matmul(x, w.t())) < 1e-4);
+}
+
+TEST_CASE("matmul in double, integers and half", "[matmul]") {
+  auto a = torch::arange(12, torch::kDouble).view({3, 4}), b = torch::arange(8, torch::kDouble).view({4, 2});
+  CHECK(max_rel_err(torch::mm(a, b), ember_test::ref::mm(a, b)) == 0.0);
+  auto ai = torch::arange(12).view({3, 4}), bi = torch::arange(8).view({4, 2});
+  auto ri = torch::mm(ai, bi);
+  CHECK(ri.scalar_type() == at::kLong);
+  CHECK(max_rel_err(ri, ember_test::ref::mm(ai, bi)) == 0.0);
+  auto ah = a.to(at::kHalf), bh = b.to(at::kHalf);
+  auto rh = torch::mm(ah, bh);
+  CHECK(rh.scalar_type() == at::kHalf);
+  CHECK(max_rel_err(rh, ember_test::ref::mm(a, b)) < 1e-2);
+  CHECK(torch::dot(ai.view({-1}), ai.view({-1})).item<int64_t>() == 506);
+}

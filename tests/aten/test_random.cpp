@@ -1,0 +1,146 @@
+// Random ops: reproducibility under manual_seed / explicit generators, and loose statistics.
+#include <ATen/ATen.h>
+#include <torch/torch.h>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <vector>
+
+namespace {
+std::vector<double> values(const at::Tensor& t) {
+  at::Tensor d = t.to(at::kDouble).contiguous();
+  const double* p = d.data_ptr<double>();
+  return std::vector<double>(p, p + d.numel());
+}
+double mean_of(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return s / static_cast<double>(v.size());
+}
+double var_of(const std::vector<double>& v) {
+  double m = mean_of(v), s = 0;
+  for (double x : v) s += (x - m) * (x - m);
+  return s / static_cast<double>(v.size());
+}
+}  // namespace
+
+TEST_CASE("manual_seed makes rand/randn/randint reproducible", "[random]") {
+  torch::manual_seed(123);
+  auto a = torch::rand({4, 5});
+  auto b = torch::randn({7});
+  auto c = torch::randint(0, 10, {6});
+  torch::manual_seed(123);
+  CHECK(values(torch::rand({4, 5})) == values(a));
+  CHECK(values(torch::randn({7})) == values(b));
+  CHECK(values(torch::randint(0, 10, {6})) == values(c));
+  torch::manual_seed(124);
+  CHECK(values(torch::rand({4, 5})) != values(a));
+}
+
+TEST_CASE("explicit generators are independent streams", "[random]") {
+  auto g1 = at::make_generator(42);
+  auto g2 = at::make_generator(42);
+  auto x = torch::rand({100}, g1);
+  torch::manual_seed(7);
+  torch::rand({50});  // draws from the default generator do not disturb g2
+  auto y = torch::rand({100}, g2);
+  CHECK(values(x) == values(y));
+  auto z = torch::randn({3, 3}, g1, torch::kDouble);
+  CHECK(z.scalar_type() == at::kDouble);
+}
+
+TEST_CASE("rand/uniform_ statistics and range", "[random]") {
+  torch::manual_seed(0);
+  auto r = torch::rand({20000});
+  CHECK(r.scalar_type() == at::kFloat);
+  auto v = values(r);
+  for (double x : v) REQUIRE((x >= 0.0 && x < 1.0));
+  CHECK(mean_of(v) == Approx(0.5).margin(0.02));
+  CHECK(var_of(v) == Approx(1.0 / 12).margin(0.01));
+
+  auto u = torch::empty({20000}, torch::kDouble).uniform_(-3, 5);
+  auto w = values(u);
+  for (double x : w) REQUIRE((x >= -3.0 && x < 5.0));
+  CHECK(mean_of(w) == Approx(1.0).margin(0.1));
+
+  for (auto dt : {at::kHalf, at::kBFloat16}) {
+    auto h = values(torch::rand({5000}, dt));
+    for (double x : h) REQUIRE((x >= 0.0 && x < 1.0));
+    CHECK(mean_of(h) == Approx(0.5).margin(0.03));
+  }
+  CHECK_THROWS_WITH(torch::empty({3}).uniform_(2, 1), Catch::Contains("[uniform_]"));
+  CHECK_THROWS_WITH(torch::empty({3}, torch::kInt64).uniform_(), Catch::Contains("[uniform_]"));
+  CHECK_THROWS_AS(torch::rand({3}, torch::kInt32), c10::Error);
+}
+
+TEST_CASE("randn/normal_ statistics", "[random]") {
+  torch::manual_seed(1);
+  auto v = values(torch::randn({20000}));
+  CHECK(mean_of(v) == Approx(0.0).margin(0.03));
+  CHECK(var_of(v) == Approx(1.0).margin(0.05));
+  auto n = values(torch::empty({20000}, torch::kDouble).normal_(3, 0.5));
+  CHECK(mean_of(n) == Approx(3.0).margin(0.02));
+  CHECK(std::sqrt(var_of(n)) == Approx(0.5).margin(0.02));
+  CHECK_THROWS_WITH(torch::empty({3}).normal_(0, -1), Catch::Contains("[normal_]"));
+  auto like = torch::randn_like(torch::zeros({2, 3}, torch::kDouble));
+  CHECK(like.scalar_type() == at::kDouble);
+  CHECK(like.sizes().vec() == std::vector<int64_t>{2, 3});
+  auto rl = values(torch::rand_like(torch::zeros({1000})));
+  for (double x : rl) REQUIRE((x >= 0.0 && x < 1.0));
+}
+
+TEST_CASE("randint range, dtype and statistics", "[random]") {
+  torch::manual_seed(2);
+  auto r = torch::randint(10, {10000});
+  CHECK(r.scalar_type() == at::kLong);
+  auto v = values(r);
+  std::vector<int> counts(10, 0);
+  for (double x : v) {
+    REQUIRE((x >= 0 && x < 10 && x == std::floor(x)));
+    ++counts[static_cast<int>(x)];
+  }
+  for (int c : counts) CHECK(std::abs(c - 1000) < 200);
+  auto s = values(torch::randint(-3, 4, {5000}, torch::kInt16));
+  for (double x : s) REQUIRE((x >= -3 && x < 4));
+  CHECK(mean_of(s) == Approx(0.0).margin(0.15));
+  auto f = torch::randint(0, 5, {100}, torch::kFloat);
+  CHECK(f.scalar_type() == at::kFloat);
+  for (double x : values(f)) REQUIRE((x >= 0 && x < 5 && x == std::floor(x)));
+  CHECK_THROWS_WITH(torch::randint(5, 5, {3}), Catch::Contains("[randint]"));
+  auto g = at::make_generator(9);
+  auto a = torch::randint(100, {20}, g);
+  auto g2 = at::make_generator(9);
+  CHECK(values(torch::randint(100, {20}, g2)) == values(a));
+}
+
+TEST_CASE("bernoulli_ and bernoulli", "[random]") {
+  torch::manual_seed(3);
+  auto b = torch::empty({20000}).bernoulli_(0.3);
+  auto v = values(b);
+  for (double x : v) REQUIRE((x == 0.0 || x == 1.0));
+  CHECK(mean_of(v) == Approx(0.3).margin(0.02));
+  CHECK(mean_of(values(torch::empty({100}, torch::kBool).bernoulli_(1.0))) == 1.0);
+  CHECK(mean_of(values(torch::empty({100}).bernoulli_(0.0))) == 0.0);
+
+  auto p = torch::full({20000}, 0.8);
+  auto d = torch::bernoulli(p);
+  CHECK(d.scalar_type() == at::kFloat);
+  CHECK(mean_of(values(d)) == Approx(0.8).margin(0.02));
+  CHECK_THROWS_WITH(torch::empty({3}).bernoulli_(1.5), Catch::Contains("[bernoulli_]"));
+  CHECK_THROWS_WITH(torch::bernoulli(torch::full({3}, 2.0)), Catch::Contains("[bernoulli]"));
+}
+
+TEST_CASE("random fills do not depend on memory layout", "[random]") {
+  torch::manual_seed(5);
+  auto a = torch::empty({3, 4}).uniform_();
+  torch::manual_seed(5);
+  auto t = torch::empty({4, 3}).t();  // non-contiguous [3, 4]
+  t.uniform_();
+  CHECK(values(t) == values(a));
+  // Strided fills write only the view.
+  auto base = torch::zeros({4, 6});
+  auto view = base.slice(1, 0, 6, 2);
+  view.normal_();
+  auto bv = values(base);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 1; j < 6; j += 2) CHECK(bv[i * 6 + j] == 0.0);
+}

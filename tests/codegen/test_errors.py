@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Generator error reporting: every mistake in ops.yaml is reported as `ops.yaml:LINE: message`,
+with exit status 1 and no Python traceback."""
+import os
+import subprocess
+import sys
+import tempfile
+
+GEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "codegen", "gen.py")
+
+CASES = [
+    ("bad schema", "- func: add(Tensor self Tensor other) -> Tensor\n  pointwise: self\n  samples: [{self: [2]}]\n",
+     1, "cannot parse"),
+    ("unknown type", "- func: foo(Tensr self) -> Tensor\n  pointwise: self\n  samples: [{self: [2]}]\n",
+     1, "unknown type 'Tensr'"),
+    ("no samples", "- func: foo(Tensor self) -> Tensor\n  pointwise: self\n", 1, "has no samples"),
+    ("two kinds", "- func: foo(Tensor self) -> Tensor\n  pointwise: self\n  composite: true\n  samples: [{self: [2]}]\n",
+     1, "exactly one of pointwise/dispatch/composite"),
+    ("unknown kernel key", "\n\n- func: foo(Tensor self) -> Tensor\n  dispatch: {CPU: foo_cpu, TPU: foo_tpu}\n  samples: [{self: [2]}]\n",
+     3, "unknown dispatch key 'TPU'"),
+    ("bad kernel name", "- func: foo(Tensor self) -> Tensor\n  dispatch: {CPU: 'foo-cpu'}\n  samples: [{self: [2]}]\n",
+     1, "is not a C++ function name"),
+    ("unknown key", "- func: foo(Tensor self) -> Tensor\n  pointwise: self\n  sampels: [{self: [2]}]\n", 1, "unknown key 'sampels'"),
+    ("sample names unknown arg", "- func: foo(Tensor self) -> Tensor\n  pointwise: self\n  samples:\n    - {selff: [2]}\n",
+     4, "not an argument"),
+    ("non-broadcasting sample", "- func: foo(Tensor self, Tensor other) -> Tensor\n  pointwise: self\n  samples:\n    - {self: [2], other: [3]}\n",
+     4, "do not broadcast"),
+    ("unknown dtype", "- func: foo(Tensor self) -> Tensor\n  pointwise: self\n  dtypes: [float33]\n  samples: [{self: [2]}]\n",
+     1, "unknown dtype or group 'float33'"),
+    ("duplicate op", "- func: foo(Tensor self) -> Tensor\n  pointwise: self\n  samples: [{self: [2]}]\n"
+     "- func: foo(Tensor self) -> Tensor\n  pointwise: self\n  samples: [{self: [2]}]\n", 4, "already declared"),
+    ("invalid yaml", "- func: foo(Tensor self) -> Tensor\n  pointwise: [self\n", 3, "invalid YAML"),
+]
+
+
+def main():
+    failed = 0
+    with tempfile.TemporaryDirectory() as d:
+        for name, text, line, msg in CASES:
+            path = os.path.join(d, "ops.yaml")
+            with open(path, "w") as f:
+                f.write(text)
+            r = subprocess.run([sys.executable, GEN, "--ops", path, "--out", os.path.join(d, "out")],
+                               capture_output=True, text=True)
+            err = r.stderr.strip()
+            ok = (r.returncode == 1 and err.startswith(f"{path}:{line}: ") and msg in err and "Traceback" not in err)
+            print(("ok   " if ok else "FAIL ") + f"{name}: {err}")
+            failed += not ok
+    print(f"{len(CASES) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
