@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
   std::string dir = "/usr/share/datasets/fashion-mnist";
   int epochs = 5;
   int64_t batch = 100;
-  double lr = 0.5;
+  double lr = 0.1;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
     if (k == "--data") dir = argv[i + 1];

@@ -1,5 +1,6 @@
 // Tensor construction helpers and the non-operator Tensor methods.
 #include <ATen/ATen.h>
+#include <ATen/TensorIterator.h>
 #include <omp.h>
 
 namespace at {
@@ -82,7 +83,8 @@ Scalar Tensor::item() const {
 
 bool Tensor::is_leaf() const { return true; }
 
-ScalarType result_type(const Tensor& a, const Tensor& b);
+ScalarType result_type(const Tensor& a, const Tensor& b) { return ember::result_type({&a, &b}, {}); }
+ScalarType result_type(const Tensor& a, const Scalar& b) { return ember::result_type({&a}, {b}); }
 int get_num_threads() { return omp_get_max_threads(); }
 void set_num_threads(int n) {
   EMBER_CHECK(n > 0, "[set_num_threads] expected a positive number of threads; got ", n);

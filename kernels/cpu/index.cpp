@@ -366,15 +366,31 @@ void move_blocks(const AdvancedIndex& ai, const Tensor& work, bool to_src, bool 
     EMBER_DISPATCH_ALL(ai.src.scalar_type(), "index_put_", [&] {
       scalar_t* s = static_cast<scalar_t*>(ai.src.data_ptr());
       const scalar_t* w = static_cast<const scalar_t*>(work.data_ptr());
+      auto add = [](scalar_t& d, scalar_t x) {
+        if constexpr (std::is_same_v<scalar_t, bool>) d = d || x;
+        else d = static_cast<scalar_t>(static_cast<c10::opmath_t<scalar_t>>(d) + static_cast<c10::opmath_t<scalar_t>>(x));
+      };
+      // Rest blocks that are dense rows in both tensors add with one linear loop.
+      auto dense = [&](const int64_t* st) {
+        int64_t expect = 1;
+        for (int64_t d = nr - 1; d >= 0; --d) {
+          if (ai.rest_sizes[d] != 1 && st[d] != expect) return false;
+          expect *= ai.rest_sizes[d];
+        }
+        return true;
+      };
+      const bool linear = dense(ai.rest_strides.data()) && dense(wrest);
       // Serial: duplicate indices must all add up.
       for (int64_t b = 0; b < nb; ++b) {
         scalar_t* dst = s + ai.offsets[b];
         const scalar_t* from = w + offset_of(b, ai.bshape.data(), wst.data(), nbd);
+        if (linear) {
+          for (int64_t r = 0; r < rest_numel; ++r) add(dst[r], from[r]);
+          continue;
+        }
         for (int64_t r = 0; r < rest_numel; ++r) {
           scalar_t& d = dst[offset_of(r, ai.rest_sizes.data(), ai.rest_strides.data(), nr)];
-          const scalar_t x = from[offset_of(r, ai.rest_sizes.data(), wrest, nr)];
-          if constexpr (std::is_same_v<scalar_t, bool>) d = d || x;
-          else d = static_cast<scalar_t>(static_cast<c10::opmath_t<scalar_t>>(d) + static_cast<c10::opmath_t<scalar_t>>(x));
+          add(d, from[offset_of(r, ai.rest_sizes.data(), wrest, nr)]);
         }
       }
     });

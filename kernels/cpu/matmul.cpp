@@ -179,7 +179,7 @@ bool dnnl_gemm(const Tensor& out, const Operand& a, const Operand& b, int64_t B,
                  dnnl::memory({dims{static_cast<int64_t>(prim->scratch_bytes)}, dnnl::memory::data_type::u8, dims{1}}, eng,
                               scratch.data_ptr()));
   }
-  dnnl::stream s(eng);
+  thread_local dnnl::stream s(eng);  // a CPU stream is cheap but not free; one per thread
   prim->prim.execute(s, args);
   s.wait();
   return true;

@@ -114,10 +114,9 @@ Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, bool half_t
   const ScalarType dt = self.scalar_type();
   EMBER_CHECK(isFloatingType(dt), "[", op, "] expected a floating point input; got ", c10::dtypeName(dt),
               " (pass dtype= to compute in a floating dtype)");
-  EMBER_CHECK(!half_to_float || dt == kHalf || dt == kBFloat16, "[", op,
-              "] expected a float16/bfloat16 input with half_to_float=true; got ", c10::dtypeName(dt));
   const int64_t d = maybe_wrap_dim(dim, self.dim(), op);
-  const ScalarType out_dt = half_to_float ? kFloat : dt;
+  // half_to_float asks for a float32 result from float16/bfloat16 input; other dtypes ignore it.
+  const ScalarType out_dt = half_to_float && (dt == kHalf || dt == kBFloat16) ? kFloat : dt;
   Tensor x = self.contiguous();
   Tensor out = at::empty(x.sizes(), at::TensorOptions().dtype(out_dt));
   if (x.numel() == 0) return out;

@@ -250,3 +250,14 @@ TEST_CASE("large inputs take the parallel paths", "[index]") {
   at::Tensor rows = x.index({idx.index({Slice(None, 100)})});
   ember_test::assert_close(rows, ember_test::ref::index_select(xd, 0, idx_d.index({Slice(None, 100)})), 0.0);
 }
+
+TEST_CASE("index_put_ accumulate over rows and strided rows", "[index]") {
+  at::Tensor t = at::empty({4, 3}, at::kFloat);
+  t.fill_(0);
+  at::index_put_(t, idx_list({longs({1, 1, 3})}), iota({3, 3}), true);
+  CHECK(to_double_vec(t) == V{0, 0, 0, 3, 5, 7, 0, 0, 0, 6, 7, 8});
+  at::Tensor u = at::empty({3, 4}, at::kFloat);
+  u.fill_(0);
+  at::index_put_(u, idx_list({std::nullopt, longs({2, 2})}), iota({2, 3}).t(), true);  // column writes
+  CHECK(to_double_vec(u) == V{0, 0, 3, 0, 0, 0, 5, 0, 0, 0, 7, 0});
+}
