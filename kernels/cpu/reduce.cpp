@@ -667,6 +667,15 @@ void scan_loop(const T* in, T* o, int64_t outer, int64_t L, int64_t inner) {
     const int64_t ob = t / nb, i0 = (t % nb) * IC, n = std::min(IC, inner - i0);
     const T* src = in + ob * L * inner + i0;
     T* dst = o + ob * L * inner + i0;
+    if (inner == 1) {  // one contiguous line
+      acc_t a = acc_t(IsProd ? 1 : 0);
+      for (int64_t k = 0; k < L; ++k) {
+        if constexpr (IsProd) a *= to_acc<acc_t>(src[k]);
+        else a += to_acc<acc_t>(src[k]);
+        dst[k] = from_acc<T>(a);
+      }
+      continue;
+    }
     acc_t a[IC];
     for (int64_t i = 0; i < n; ++i) a[i] = acc_t(IsProd ? 1 : 0);
     for (int64_t k = 0; k < L; ++k) {

@@ -52,7 +52,7 @@ void softmax_lastdim(const in_t* in, out_t* out, int64_t rows, int64_t L, bool l
   const bool par = rows * L >= kGrain && rows > 1 && !omp_in_parallel();
 #pragma omp parallel if (par)
   {
-    std::vector<op_t> buf(static_cast<size_t>(L));
+    std::vector<op_t> buf(static_cast<size_t>(L)), ebuf(log ? static_cast<size_t>(L) : 0);
 #pragma omp for schedule(static)
     for (int64_t r = 0; r < rows; ++r) {
       const in_t* x = in + r * L;
@@ -65,8 +65,7 @@ void softmax_lastdim(const in_t* in, out_t* out, int64_t rows, int64_t L, bool l
       }
       // A row of all -inf stays NaN like libtorch; a +inf max would turn every entry NaN too.
       if (log) {
-        double s = 0;
-        for (int64_t i = 0; i < L; ++i) s += std::exp(static_cast<double>(xb[i] - mx));
+        const double s = exp_shifted<op_t>(xb, ebuf.data(), L, mx);
         const op_t shift = mx + static_cast<op_t>(std::log(s));
         for (int64_t i = 0; i < L; ++i) y[i] = static_cast<out_t>(xb[i] - shift);
       } else {
@@ -95,7 +94,7 @@ void softmax_strided(const in_t* in, out_t* out, int64_t outer, int64_t L, int64
     for (int64_t k = 0; k < L; ++k)
       for (int64_t i = 0; i < n; ++i) mx[i] = std::max(mx[i], static_cast<op_t>(x[k * inner + i]));
     for (int64_t k = 0; k < L; ++k)
-      for (int64_t i = 0; i < n; ++i) s[i] += std::exp(static_cast<double>(static_cast<op_t>(x[k * inner + i]) - mx[i]));
+      for (int64_t i = 0; i < n; ++i) s[i] += static_cast<double>(std::exp(static_cast<op_t>(x[k * inner + i]) - mx[i]));
     if (log) {
       for (int64_t i = 0; i < n; ++i) mx[i] += static_cast<op_t>(std::log(s[i]));
       for (int64_t k = 0; k < L; ++k)

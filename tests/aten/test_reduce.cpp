@@ -202,32 +202,3 @@ TEST_CASE("reduce: large sort and topk agree with each other", "[reduce]") {
   auto [sv0, si0] = at::sort(x.t(), 0);
   ember_test::assert_close(sv0.t(), std::get<0>(at::sort(x, 1)), 0);
 }
-
-#include <chrono>
-TEST_CASE("reduce: timing (hidden)", "[.reduce_bench]") {
-  auto time = [](const char* name, auto f) {
-    f();
-    auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < 10; ++i) f();
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / 10;
-    std::printf("%-40s %8.3f ms\n", name, ms);
-  };
-  at::Tensor x = rand_input({4096, 4096});
-  time("sum all 16M", [&] { at::sum(x); });
-  time("sum dim1 16M", [&] { at::sum(x, {1}); });
-  time("sum dim0 16M", [&] { at::sum(x, {0}); });
-  time("amax dim1 16M", [&] { at::amax(x, {1}); });
-  time("amax dim0 16M", [&] { at::amax(x, {0}); });
-  time("max.dim 1 16M", [&] { at::max(x, 1); });
-  time("var dim1 16M", [&] { at::var(x, std::vector<int64_t>{1}, std::optional<at::Scalar>(1), false); });
-  time("var dim0 16M", [&] { at::var(x, std::vector<int64_t>{0}, std::optional<at::Scalar>(1), false); });
-  time("norm dim1 16M", [&] { at::norm(x, std::optional<at::Scalar>(2), {1}, false); });
-  time("logsumexp dim1 16M", [&] { at::logsumexp(x, {1}); });
-  time("softmax dim1 16M", [&] { at::softmax(x, 1); });
-  time("softmax dim0 16M", [&] { at::softmax(x, 0); });
-  time("log_softmax dim1 16M", [&] { at::log_softmax(x, 1); });
-  time("cumsum dim1 16M", [&] { at::cumsum(x, 1); });
-  time("sort dim1 16M", [&] { at::sort(x, 1); });
-  time("topk 5 dim1 16M", [&] { at::topk(x, 5, 1); });
-  time("sum dim1 transposed", [&] { at::sum(x.t(), {1}); });
-}
