@@ -54,9 +54,15 @@ class TensorIter {
   void build_raw(std::initializer_list<const at::Tensor*> operands);
 
   at::ScalarType common_dtype() const { return common_; }
-  at::ScalarType dtype(int arg) const { return operands_[arg].scalar_type(); }
-  const at::Tensor& output() const { return operands_[0]; }
-  const at::Tensor& operand(int i) const { return operands_[i]; }
+  TensorIter() = default;
+  TensorIter(const TensorIter&) = delete;
+  TensorIter& operator=(const TensorIter&) = delete;
+
+  at::ScalarType dtype(int arg) const { return ops_[arg]->scalar_type(); }
+  const at::Tensor& output() const { return *ops_[0]; }
+  /// The output, moved out of the iterator when it owns it (saves a refcount round trip).
+  at::Tensor take_output() { return ops_[0] == &owned_[0] ? std::move(owned_[0]) : *ops_[0]; }
+  const at::Tensor& operand(int i) const { return *ops_[i]; }
   /// Copies the result into the caller's out= tensor when it had to be computed elsewhere.
   void finish();
 
@@ -67,7 +73,7 @@ class TensorIter {
   const int64_t* shape() const { return shape_; }
   /// Byte strides of operand `arg`, innermost dim first.
   const int64_t* strides(int arg) const { return strides_[arg]; }
-  char* data(int arg) const { return static_cast<char*>(operands_[arg].data_ptr()); }
+  char* data(int arg) const { return static_cast<char*>(ops_[arg]->unsafeGetTensorImpl()->data()); }
   /// True when the whole iteration is one inner loop with element-sized strides.
   bool is_contiguous() const;
 
@@ -89,7 +95,9 @@ class TensorIter {
   void run_range(Loop loop, void* ctx, int64_t begin, int64_t end) const;
   void compute_layout(bool allocate_output, at::IntArrayRef out_sizes, at::ScalarType out_dtype, const char* name);
 
-  at::Tensor operands_[kMaxOperands];
+  // Operands: borrowed from the caller, or owned here (allocated outputs, cast inputs).
+  const at::Tensor* ops_[kMaxOperands] = {};
+  at::Tensor owned_[kMaxOperands];
   at::Tensor user_out_;  // out= tensor that receives a copy in finish()
   int ntensors_ = 0;
   int ndim_ = 0;

@@ -92,12 +92,19 @@ void TensorIter::build_pointwise(const PointwiseSpec& spec, Tensor* out, std::in
   }
 
   // Inputs, cast to the common dtype (and moved to the device for 0-dim CPU scalars).
+  // Inputs are borrowed (the caller's arguments outlive the iteration) unless they need a cast.
   int k = 1;
   for (const Tensor* t : inputs) {
-    Tensor in = *t;
-    if (in.device() != dev) in = in.to(dev);
-    if (in.scalar_type() != common) in = in.to(common);
-    operands_[k++] = std::move(in);
+    if (t->device() != dev || t->scalar_type() != common) {
+      Tensor in = *t;
+      if (in.device() != dev) in = in.to(dev);
+      if (in.scalar_type() != common) in = in.to(common);
+      owned_[k] = std::move(in);
+      ops_[k] = &owned_[k];
+    } else {
+      ops_[k] = t;
+    }
+    ++k;
   }
 
   if (out) {
@@ -119,16 +126,17 @@ void TensorIter::build_pointwise(const PointwiseSpec& spec, Tensor* out, std::in
     // Write straight into `out` when the dtype matches and no input partially overlaps it.
     bool direct = out->scalar_type() == result;
     for (int i = 1; i < ntensors_ && direct; ++i) {
-      const Tensor& in = operands_[i];
+      const Tensor& in = *ops_[i];
       if (in.is_alias_of(*out) && !(in.storage_offset() == out->storage_offset() && in.strides() == out->strides() &&
                                      in.sizes() == out->sizes()))
         direct = false;
     }
     if (direct) {
-      operands_[0] = *out;
+      ops_[0] = out;
     } else {
       user_out_ = *out;
-      operands_[0] = at::make_empty(shape, result, dev);
+      owned_[0] = at::make_empty(shape, result, dev);
+      ops_[0] = &owned_[0];
     }
     compute_layout(false, shape, result, name);
   } else {
@@ -141,17 +149,17 @@ void TensorIter::build_copy(const Tensor& dst, const Tensor& src) {
   EMBER_CHECK(src.defined(), "[copy_] source tensor is undefined");
   EMBER_CHECK(src.sizes() == dst.sizes() || broadcast_shapes("copy_", dst.sizes(), src.sizes()) == dst.sizes().vec(),
               "[copy_] source of shape ", src.sizes(), " does not broadcast to destination of shape ", dst.sizes());
-  operands_[0] = dst;
-  operands_[1] = src;
+  ops_[0] = &dst;
+  ops_[1] = &src;
   common_ = src.scalar_type();
   compute_layout(false, dst.sizes(), dst.scalar_type(), "copy_");
 }
 
 void TensorIter::build_raw(std::initializer_list<const Tensor*> ops) {
   ntensors_ = 0;
-  for (const Tensor* t : ops) operands_[ntensors_++] = *t;
-  common_ = operands_[0].scalar_type();
-  compute_layout(false, operands_[0].sizes(), common_, "iter");
+  for (const Tensor* t : ops) ops_[ntensors_++] = t;
+  common_ = ops_[0]->scalar_type();
+  compute_layout(false, ops_[0]->sizes(), common_, "iter");
 }
 
 void TensorIter::compute_layout(bool allocate_output, at::IntArrayRef out_sizes, ScalarType out_dtype, const char* name) {
@@ -163,7 +171,7 @@ void TensorIter::compute_layout(bool allocate_output, at::IntArrayRef out_sizes,
   // Broadcast byte strides per operand, in the tensors' own dim order (outer first).
   int64_t st[kMaxOperands][kMaxDims];
   for (int k = allocate_output ? 1 : 0; k < ntensors_; ++k) {
-    const Tensor& t = operands_[k];
+    const Tensor& t = *ops_[k];
     const int64_t es = static_cast<int64_t>(t.element_size());
     const int off = nd - static_cast<int>(t.dim());
     for (int d = 0; d < nd; ++d) {
@@ -194,11 +202,11 @@ void TensorIter::compute_layout(bool allocate_output, at::IntArrayRef out_sizes,
 
   if (allocate_output) {
     // Dense output in the permuted order (so a transposed input gives a transposed result).
-    const at::Device dev = operands_[1].device();
+    const at::Device dev = ops_[1]->device();
     bool natural = true;
     for (int i = 0; i < nd; ++i) natural = natural && perm[i] == nd - 1 - i;
     if (natural) {
-      operands_[0] = at::make_empty(out_sizes, out_dtype, dev);
+      owned_[0] = at::make_empty(out_sizes, out_dtype, dev);
     } else {
       int64_t strides[kMaxDims];
       int64_t s = 1;
@@ -206,9 +214,10 @@ void TensorIter::compute_layout(bool allocate_output, at::IntArrayRef out_sizes,
         strides[perm[i]] = s;
         s *= std::max<int64_t>(out_sizes[perm[i]], 1);
       }
-      operands_[0] = at::make_empty_strided_raw(out_sizes, at::IntArrayRef(strides, nd), out_dtype, dev);
+      owned_[0] = at::make_empty_strided_raw(out_sizes, at::IntArrayRef(strides, nd), out_dtype, dev);
     }
-    const Tensor& o = operands_[0];
+    ops_[0] = &owned_[0];
+    const Tensor& o = owned_[0];
     const int64_t es = static_cast<int64_t>(o.element_size());
     for (int d = 0; d < nd; ++d) st[0][d] = out_sizes[d] == 1 ? 0 : o.stride(d) * es;
   }
@@ -245,7 +254,7 @@ bool TensorIter::is_contiguous() const {
   if (ndim_ > 1) return false;
   if (ndim_ == 0) return true;
   for (int k = 0; k < ntensors_; ++k)
-    if (strides_[k][0] != static_cast<int64_t>(operands_[k].element_size())) return false;
+    if (strides_[k][0] != static_cast<int64_t>(ops_[k]->element_size())) return false;
   return true;
 }
 
@@ -303,7 +312,7 @@ void TensorIter::run_range(Loop loop, void* ctx, int64_t begin, int64_t end) con
 
 void TensorIter::finish() {
   if (user_out_.defined()) {
-    user_out_.copy_(operands_[0]);
+    user_out_.copy_(*ops_[0]);
     user_out_ = Tensor();
   }
 }

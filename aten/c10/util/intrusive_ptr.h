@@ -8,6 +8,9 @@
 
 namespace c10 {
 
+template <typename T> class intrusive_ptr;
+template <typename T, typename... Args> intrusive_ptr<T> make_intrusive(Args&&... args);
+
 /// Base class of every intrusively counted object.
 class intrusive_ptr_target {
  public:
@@ -19,6 +22,7 @@ class intrusive_ptr_target {
 
  private:
   template <typename T> friend class intrusive_ptr;
+  template <typename T, typename... A> friend intrusive_ptr<T> make_intrusive(A&&...);
   mutable std::atomic<uint32_t> refcount_{0};
 };
 
@@ -46,7 +50,13 @@ class intrusive_ptr {
   explicit operator bool() const noexcept { return p_ != nullptr; }
   void swap(intrusive_ptr& o) noexcept { std::swap(p_, o.p_); }
   void reset() noexcept {
-    if (p_ && p_->refcount_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete p_;
+    if (p_) {
+      // Sole owner: nobody else can take a reference (there are no weak pointers), so skip the
+      // atomic read-modify-write -- the common case for temporaries on the per-op hot path.
+      if (p_->refcount_.load(std::memory_order_acquire) == 1 ||
+          p_->refcount_.fetch_sub(1, std::memory_order_acq_rel) == 1)
+        delete p_;
+    }
     p_ = nullptr;
   }
   /// Gives up ownership without decrementing.
@@ -65,7 +75,9 @@ class intrusive_ptr {
 
 template <typename T, typename... Args>
 intrusive_ptr<T> make_intrusive(Args&&... args) {
-  return intrusive_ptr<T>(new T(std::forward<Args>(args)...));
+  T* p = new T(std::forward<Args>(args)...);
+  p->refcount_.store(1, std::memory_order_relaxed);  // not yet shared: no read-modify-write needed
+  return intrusive_ptr<T>::reclaim(p);
 }
 
 }  // namespace c10
