@@ -126,7 +126,6 @@ Tensor& scatter_impl(const char* op, Tensor& self, int64_t dim, const Tensor& in
       }
     });
   });
-  bump_version(self);
   return self;
 }
 }  // namespace
@@ -184,7 +183,6 @@ Tensor& masked_fill_cpu_(Tensor& self, const Tensor& mask, const Scalar& value) 
         if (*reinterpret_cast<const bool*>(data[1] + i * s[1])) *reinterpret_cast<scalar_t*>(data[0] + i * s[0]) = v;
     });
   });
-  bump_version(self);
   return self;
 }
 
@@ -434,7 +432,6 @@ Tensor& index_put_cpu_(Tensor& self, const c10::List<std::optional<Tensor>>& ind
   if (v.is_alias_of(self)) v = v.clone();
   v = v.expand(ai.result_shape).permute(ai.work_perm);
   move_blocks(ai, v, /*to_src=*/true, accumulate);
-  bump_version(self);
   return self;
 }
 

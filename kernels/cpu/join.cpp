@@ -148,7 +148,6 @@ Tensor& tri_inplace(Tensor& self, int64_t k, bool lower, const char* op) {
       }
     }
   });
-  bump_version(self);
   return self;
 }
 }  // namespace

@@ -32,7 +32,6 @@ Tensor& fill_random(Tensor& self, const char* op, const std::optional<Generator>
     fill(dst, g.get());
   }
   if (!dst.is_same(self)) self.copy_(dst);
-  else bump_version(self);
   return self;
 }
 

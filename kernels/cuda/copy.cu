@@ -131,7 +131,6 @@ Tensor& copy_cuda(Tensor& self, const Tensor& src, bool non_blocking) {
   if (self.is_cuda() && src.is_cuda()) copy_device_to_device(self, src);
   else if (self.is_cuda()) copy_host_to_device(self, src);
   else copy_device_to_host(self, src);
-  bump_version(self);
   return self;
 }
 
@@ -155,7 +154,6 @@ Tensor& fill_cuda(Tensor& self, const Scalar& value) {
     it.build_raw({&self});
     ::ember::cuda::gpu_pointwise<scalar_t, scalar_t>(it, FillFn<scalar_t>{v});
   });
-  bump_version(self);
   return self;
 }
 
