@@ -307,3 +307,35 @@ TEST_CASE("a build without CUDA reports it per op", "[dispatch]") {
   REQUIRE(fn != nullptr);
   CHECK_THROWS_WITH(fn(fake), "[neg] Ember was built without CUDA");
 }
+
+TEST_CASE("resize_ keeps existing values and grows storage", "[tensor]") {
+  at::Tensor a = iota({2, 3});
+  void* before = a.data_ptr();
+  a.resize_({3, 2});  // same numel: same storage, values kept in order
+  CHECK(a.data_ptr() == before);
+  CHECK(at_(a, {2, 1}) == 5);
+  a.resize_({4, 4});
+  CHECK(a.sizes() == at::IntArrayRef({4, 4}));
+  CHECK(a.is_contiguous());
+  CHECK(at_(a, {1, 1}) == 5);  // the first 6 values survive the reallocation
+  CHECK(a.storage().nbytes() >= 16 * sizeof(float));
+  a.resize_({0});
+  CHECK(a.numel() == 0);
+  CHECK_THROWS_WITH(a.resize_({-1}), Catch::StartsWith("[resize_] sizes must be non-negative"));
+  float buf[4] = {1, 2, 3, 4};
+  at::Tensor blob = at::from_blob(buf, {4});
+  CHECK_THROWS_WITH(blob.resize_({8}), Catch::Contains("not resizable"));
+}
+
+TEST_CASE("integer division guards", "[tensor]") {
+  at::Tensor a = at::tensor({7, -7, INT64_MIN}), b = at::tensor({2, 2, -1});
+  at::Tensor f = at::div(a, b, "floor");
+  CHECK(f.select(0, 0).item<int64_t>() == 3);
+  CHECK(f.select(0, 1).item<int64_t>() == -4);
+  CHECK(f.select(0, 2).item<int64_t>() == INT64_MIN);  // wraps like libtorch, no trap
+  at::Tensor t = at::div(a, b, "trunc");
+  CHECK(t.select(0, 1).item<int64_t>() == -3);
+  CHECK_THROWS_WITH(at::floor_divide(a, at::tensor({1, 0, 1})), Catch::StartsWith("[floor_divide] integer division by zero"));
+  CHECK_THROWS_WITH(at::div(a, b, "round"), Catch::StartsWith("[div] rounding_mode must be"));
+  CHECK_THROWS_WITH(at::gelu(a.to(at::kFloat), "fast"), Catch::StartsWith("[gelu] approximate must be"));
+}

@@ -133,9 +133,12 @@ EMBER_HOST_DEVICE inline T remainder(T a, T b) {
     T m = std::is_same_v<T, float> ? ::fmodf(a, b) : ::fmod(a, b);
     if (m != 0 && ((b < 0) != (m < 0))) m += b;
     return m;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return false;
   } else {
     if (b == 0) return 0;  // guarded by a check before the kernel runs
-    T m = a % b;
+    if constexpr (std::is_signed_v<T>) if (b == -1) return 0;
+    T m = static_cast<T>(a % b);
     if (m != 0 && ((b < 0) != (m < 0))) m += b;
     return m;
   }
@@ -144,15 +147,37 @@ template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
 EMBER_HOST_DEVICE inline T fmod(T a, T b) {
   if constexpr (std::is_same_v<T, float>) return ::fmodf(a, b);
   else if constexpr (std::is_same_v<T, double>) return ::fmod(a, b);
+  else if constexpr (std::is_same_v<T, bool>) return false;
+  else if constexpr (std::is_signed_v<T>) return (b == 0 || b == -1) ? T(0) : static_cast<T>(a % b);
   else return b == 0 ? T(0) : static_cast<T>(a % b);
+}
+// Integer division guards: b == 0 is rejected before kernels run (see aten/native/Activation.cpp);
+// b == -1 is done by negation, since INT_MIN / -1 traps on x86.
+template <typename T>
+EMBER_HOST_DEVICE inline T int_negate(T a) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(U(0) - static_cast<U>(a));
+}
+/// Division rounding toward zero (torch.div(..., rounding_mode='trunc')).
+template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+EMBER_HOST_DEVICE inline T trunc_div(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) return trunc(a / b);
+  else if constexpr (std::is_same_v<T, bool>) return a;
+  else {
+    if (b == 0) return 0;
+    if constexpr (std::is_signed_v<T>) if (b == -1) return int_negate(a);
+    return static_cast<T>(a / b);
+  }
 }
 /// Floor division (torch.floor_divide): rounds toward negative infinity.
 template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
 EMBER_HOST_DEVICE inline T floor_div(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) return floor(a / b);
+  else if constexpr (std::is_same_v<T, bool>) return a;
   else {
     if (b == 0) return 0;  // guarded by a check before the kernel runs
-    T q = a / b;
+    if constexpr (std::is_signed_v<T>) if (b == -1) return int_negate(a);
+    T q = static_cast<T>(a / b);
     if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
     return q;
   }
