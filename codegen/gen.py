@@ -105,6 +105,22 @@ def mutable_args(op):
     return [a.name for a in op.schema.args if a.type.is_tensor and a.type.mutable and not a.type.is_list]
 
 
+def has_options(op):
+    return cpp_ret_type(op.schema.rets) == "at::Tensor" and any(
+        c.type == "at::TensorOptions" for c in cpp_args(op.schema, "", with_defaults=False))
+
+
+def list_args(op):
+    return [a.name for a in op.schema.args if a.type.is_tensor and a.type.is_list and not a.type.elem_optional]
+
+
+def optional_edge(op, name):
+    a = next(x for x in op.schema.args if x.name == name)
+    if a.type.optional:
+        return f"{name} ? torch::autograd::gradient_edge(*{name}) : torch::autograd::Edge()"
+    return f"torch::autograd::gradient_edge({name})"
+
+
 def kernel_name(op, backend):
     if op.kind == "pointwise":
         return f"{op.ident}_{backend.lower()}"
@@ -294,6 +310,7 @@ def main(argv=None):
     ap.add_argument("--cuda", action="store_true", help="emit CUDA kernels (else CUDA stubs)")
     ap.add_argument("--tests", action="store_true", help="emit generated op tests")
     ap.add_argument("--list-outputs", action="store_true", help="print the files that would be written")
+    ap.add_argument("--quiet", action="store_true", help="no warnings")
     args = ap.parse_args(argv)
     try:
         return generate(args)
@@ -310,7 +327,8 @@ def generate(args):
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(tdir), trim_blocks=True, lstrip_blocks=True,
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     env.globals.update(HEADER=HEADER, params=params, arg_names=arg_names, fn_type=fn_type,
-                       dispatch_args=dispatch_args, mutable_args=mutable_args, arg_checks=arg_checks, kernel_name=kernel_name,
+                       dispatch_args=dispatch_args, mutable_args=mutable_args, list_args=list_args, has_options=has_options,
+                       optional_edge=optional_edge, arg_checks=arg_checks, kernel_name=kernel_name,
                        cpp_ret_type=cpp_ret_type, ret_is_ref=ret_is_ref, pw_info=pw_info, CPP_DTYPE=CPP_DTYPE,
                        sample_cpp_value=sample_cpp_value, broadcast=broadcast, result_dtype=result_dtype,
                        DTYPE_NAMES=DTYPE_NAMES, repr=repr, cpp_args=cpp_args,
@@ -341,6 +359,18 @@ def generate(args):
         if op.variant_kind == "functional":
             variants = [o for o in pointwise if (o.base or o) is op]
             render("PointwiseCPU.cpp.j2", f"kernels/cpu/pw_{op.ident}.cpp", op=op, variants=variants)
+    if args.derivatives:
+        import autograd
+        derivs = autograd.parse_derivatives(args.derivatives, ops)
+        infos, missing = autograd.build(ops, derivs, args.derivatives)
+        n_shards = 4
+        for k in range(n_shards):
+            render("Autograd.cpp.j2", f"src/Autograd_{k}.cpp",
+                   shard=[i for i in infos if shard_of(i.op.base or i.op, n_shards) == k])
+        render("RegisterAutograd.cpp.j2", "src/RegisterAutograd.cpp", infos=infos)
+        if missing and not args.quiet:
+            print(f"{args.derivatives}: warning: {len(missing)} differentiable ops have no entry (backward through them "
+                  f"raises '[op] derivative not implemented'): {', '.join(missing)}", file=sys.stderr)
     if args.tests:
         for fam in families:
             render("OpTests.cpp.j2", f"tests/ops_{fam}.cpp", fam_ops=[o for o in ops if o.family == fam and o.test])

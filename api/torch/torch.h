@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <torch/cuda.h>
 #include <ATen/core/GradMode.h>
+#include <torch/autograd.h>
 
 namespace torch {
 using namespace at;  // torch::Tensor, torch::zeros, torch::kFloat, ...

@@ -202,7 +202,9 @@ Tensor wrap_blob(void* data, IntArrayRef sizes, IntArrayRef strides, c10::DataPt
                                                        options.device().is_cpu() ? c10::GetCPUAllocator() : nullptr, /*resizable=*/false);
   auto impl = c10::make_intrusive<TensorImpl>(Storage(std::move(storage)), dt);
   impl->set_sizes_and_strides(sizes, strides);
-  return Tensor(std::move(impl));
+  Tensor t(std::move(impl));
+  if (options.requires_grad()) t.requires_grad_(true);
+  return t;
 }
 }  // namespace
 
@@ -273,6 +275,10 @@ Tensor TensorDataContainer::to_tensor(const TensorOptions& options) const {
   return out;
 }
 
-Tensor tensor(const TensorDataContainer& data, const TensorOptions& options) { return data.to_tensor(options); }
+Tensor tensor(const TensorDataContainer& data, const TensorOptions& options) {
+  Tensor t = data.to_tensor(options.requires_grad(false));
+  if (options.requires_grad()) t.requires_grad_(true);
+  return t;
+}
 
 }  // namespace at

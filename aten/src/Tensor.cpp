@@ -81,7 +81,6 @@ Scalar Tensor::item() const {
   });
 }
 
-bool Tensor::is_leaf() const { return true; }
 
 ScalarType result_type(const Tensor& a, const Tensor& b) { return ember::result_type({&a, &b}, {}); }
 ScalarType result_type(const Tensor& a, const Scalar& b) { return ember::result_type({&a}, {b}); }

@@ -33,6 +33,8 @@ extern std::atomic<void*> table[kNumOps][c10::kNumDispatchKeys];
 
 /// Grad mode (thread-local); defined here so that the hot path can read it inline.
 extern thread_local bool tls_grad_enabled;
+/// Set while an autograd wrapper calls the backend kernel: nested calls record no history.
+extern thread_local bool tls_below_autograd;
 
 struct KeySet {
   uint8_t backend = 0;  // DispatchKey of the highest backend seen (CUDA > CPU)
@@ -54,7 +56,7 @@ template <typename... Ts>
 inline KeySet key_set(const Ts&... ts) {
   KeySet ks;
   (add_key(ks, ts), ...);
-  ks.autograd = ks.autograd && tls_grad_enabled;
+  ks.autograd = ks.autograd && tls_grad_enabled && !tls_below_autograd;
   return ks;
 }
 inline KeySet key_set_for(at::Device d) { KeySet ks; ks.backend = static_cast<uint8_t>(d.type()); return ks; }

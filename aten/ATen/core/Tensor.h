@@ -7,6 +7,8 @@
 #include <c10/core/Scalar.h>
 #include <c10/core/TensorImpl.h>
 #include <c10/core/TensorOptions.h>
+#include <functional>
+#include <memory>
 #include <ATen/Generator.h>
 #include <optional>
 #include <string>
@@ -26,6 +28,8 @@ class List : public std::vector<T> {
 };
 using string_view = std::string_view;
 }  // namespace c10
+
+namespace torch::autograd { struct Node; }
 
 namespace at {
 class Tensor;
@@ -100,10 +104,41 @@ class Tensor {
   /// A view that indexes a CPU tensor without bounds checks: `auto a = t.accessor<float, 2>(); a[i][j]`.
   template <typename T, size_t N> TensorAccessor<T, N> accessor() const&;
 
-  // Autograd surface (the engine fills these in; see autograd/).
+  // ---- autograd (implemented in autograd/; see torch/csrc/autograd/variable.h) ----
   bool requires_grad() const { return impl()->requires_grad(); }
+  /// True for tensors not produced by a recorded op (user-created, or requires_grad == false).
   bool is_leaf() const;
   bool is_inference() const { return false; }
+  /// Computes the gradient of this tensor w.r.t. graph leaves (libtorch semantics).
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
+                std::optional<TensorList> inputs = std::nullopt) const;
+  /// The accumulated gradient (undefined until a backward reaches this leaf).
+  const Tensor& grad() const;
+  Tensor& mutable_grad() const;
+  /// Sets requires_grad on a leaf; returns *this.
+  const Tensor& requires_grad_(bool requires_grad = true) const;
+  Tensor& set_requires_grad(bool requires_grad);
+  /// Makes a non-leaf keep its .grad() after backward.
+  void retain_grad() const;
+  bool retains_grad() const;
+  /// The Node that produced this tensor (null for leaves).
+  const std::shared_ptr<torch::autograd::Node>& grad_fn() const;
+  uint32_t output_nr() const;
+  /// Registers a hook called with this tensor's gradient; a hook returning a tensor replaces it.
+  template <typename F> unsigned register_hook(F&& hook) const {
+    if constexpr (std::is_void_v<std::invoke_result_t<F, Tensor>>)
+      return _register_hook([h = std::forward<F>(hook)](const Tensor& g) { h(g); return Tensor(); });
+    else
+      return _register_hook([h = std::forward<F>(hook)](const Tensor& g) { return Tensor(h(g)); });
+  }
+  unsigned _register_hook(std::function<Tensor(const Tensor&)> hook) const;
+  /// A view of the same data that does not require grad (shares the version counter).
+  Tensor detach() const;
+  Tensor& detach_();
+  /// Same data, detached from the graph (libtorch's .data()).
+  Tensor data() const { return detach(); }
+  bool is_view() const;
+  const Tensor& _base() const;
 
   /// libtorch's indexing API: `t.index({Slice(0, 2), 0, None, "..."})`.
   Tensor index(ArrayRef<indexing::TensorIndex> indices) const;

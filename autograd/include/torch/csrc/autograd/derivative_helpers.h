@@ -1,0 +1,82 @@
+#pragma once
+// Helpers that derivatives.yaml formulas may call (namespace torch::autograd::formulas). Written
+// with at:: ops only, so that every backward is itself differentiable.
+#include <torch/csrc/autograd/variable.h>
+
+namespace torch::autograd {
+/// Marks `view` as a view of `base` (for in-place-on-view checks).
+void mark_view(const at::Tensor& view, const at::Tensor& base);
+void mark_view(const std::vector<at::Tensor>& views, const at::Tensor& base);
+template <typename... T> void mark_view(const std::tuple<T...>&, const at::Tensor&) {}
+/// In-place ops on views of tensors that require grad are not supported yet (needs CopySlices).
+void check_inplace_view(const at::Tensor& t, const char* op);
+}  // namespace torch::autograd
+
+namespace torch::autograd::formulas {
+
+/// Zeros of a backward input's recorded shape (for outputs that received no gradient).
+inline at::Tensor zeros_for(const InputMetadata& m) {
+  return at::zeros(m.shape, at::TensorOptions().dtype(m.dtype).device(m.device));
+}
+
+inline void assign_grads(variable_list& out, size_t offset, size_t, const at::Tensor& g) { out[offset] = g; }
+inline void assign_grads(variable_list& out, size_t offset, size_t count, const std::vector<at::Tensor>& g) {
+  for (size_t k = 0; k < count && k < g.size(); ++k) out[offset + k] = g[k];
+}
+
+/// Reduces a broadcast gradient to `shape`.
+inline at::Tensor sum_to(const at::Tensor& grad, at::IntArrayRef shape) { return torch::autograd::sum_to(grad, shape); }
+
+/// Scalar as a value usable in formulas (complex conjugation is the identity for real types).
+inline at::Scalar conj(const at::Scalar& s) { return s; }
+
+/// Re-inserts reduced dims (keepdim=false) so that `grad` broadcasts against the input again.
+at::Tensor unsqueeze_reduced(const at::Tensor& grad, int64_t ndim, at::OptionalIntArrayRef dims, bool keepdim);
+/// Gradient of sum over `dims`: broadcast back to the input shape.
+at::Tensor sum_backward(const at::Tensor& grad, at::IntArrayRef sizes, at::OptionalIntArrayRef dims, bool keepdim);
+/// Gradient of a reduction that selected elements (max/min along a dim): scatter into zeros.
+at::Tensor select_backward_dim(const at::Tensor& grad, at::IntArrayRef sizes, int64_t dim, const at::Tensor& indices, bool keepdim);
+/// Gradient of a full max/min/amax/amin: split evenly among the elements equal to the result.
+at::Tensor evenly_distribute_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& result,
+                                      at::OptionalIntArrayRef dims, bool keepdim);
+/// Gradient of var with `correction` over `dims`.
+at::Tensor var_backward(const at::Tensor& grad, const at::Tensor& self, at::OptionalIntArrayRef dims,
+                        const std::optional<at::Scalar>& correction, bool keepdim);
+/// Gradient of p-norm.
+at::Tensor norm_backward(const at::Tensor& grad, const at::Tensor& self, const std::optional<at::Scalar>& p,
+                         const at::Tensor& norm, at::OptionalIntArrayRef dims, bool keepdim);
+/// Gradient of cumprod (handles zeros).
+at::Tensor cumprod_backward(const at::Tensor& grad, const at::Tensor& self, int64_t dim, const at::Tensor& result);
+/// Gradient of prod over all elements / one dim (handles zeros).
+at::Tensor prod_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& result, std::optional<int64_t> dim,
+                         bool keepdim);
+/// Gradients of cat: narrow the gradient back into the pieces.
+std::vector<at::Tensor> cat_backward(const at::Tensor& grad, const std::vector<int64_t>& sizes_along_dim, int64_t dim);
+/// sizes of each tensor along `dim` (for cat_backward).
+std::vector<int64_t> sizes_along(const std::vector<at::Tensor>& ts, int64_t dim);
+/// Gradient of a strided view: scatter the gradient into zeros shaped like the base.
+at::Tensor as_strided_backward(const at::Tensor& grad, at::IntArrayRef base_sizes, at::IntArrayRef base_strides,
+                               int64_t base_offset, at::IntArrayRef sizes, at::IntArrayRef strides,
+                               std::optional<int64_t> storage_offset);
+/// Gradient of unfold.
+at::Tensor unfold_backward(const at::Tensor& grad, at::IntArrayRef sizes, int64_t dim, int64_t size, int64_t step);
+/// Gradient of diagonal.
+at::Tensor diagonal_backward(const at::Tensor& grad, at::IntArrayRef sizes, int64_t offset, int64_t dim1, int64_t dim2);
+/// Gradient of expand: sum over the expanded dims.
+inline at::Tensor expand_backward(const at::Tensor& grad, at::IntArrayRef sizes) { return sum_to(grad, sizes); }
+/// Gradient of permute: the inverse permutation.
+at::Tensor permute_backward(const at::Tensor& grad, at::IntArrayRef dims);
+/// Gradient of squeeze: reshape back.
+inline at::Tensor squeeze_backward(const at::Tensor& grad, at::IntArrayRef sizes) { return grad.reshape(sizes); }
+/// Gradient of softmax / log_softmax.
+at::Tensor softmax_backward(const at::Tensor& grad, const at::Tensor& output, int64_t dim);
+at::Tensor log_softmax_backward(const at::Tensor& grad, const at::Tensor& output, int64_t dim);
+/// Gradient of sort / topk: scatter values' gradient back along dim.
+at::Tensor gather_backward_dim(const at::Tensor& grad, at::IntArrayRef sizes, int64_t dim, const at::Tensor& indices);
+/// Gradient of index_select.
+at::Tensor index_select_backward(const at::Tensor& grad, at::IntArrayRef sizes, int64_t dim, const at::Tensor& index);
+/// Gradient of index.Tensor.
+at::Tensor index_backward(const at::Tensor& grad, at::IntArrayRef sizes, at::ScalarType dtype,
+                          const c10::List<std::optional<at::Tensor>>& indices);
+
+}  // namespace torch::autograd::formulas

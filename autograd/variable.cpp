@@ -1,0 +1,71 @@
+// AutogradMeta management and history recording.
+#include <torch/csrc/autograd/variable.h>
+
+namespace torch::autograd {
+
+namespace impl {
+AutogradMeta* materialize_autograd_meta(const at::Tensor& t) {
+  EMBER_CHECK(t.defined(), "[autograd] expected a defined tensor");
+  c10::TensorImpl* impl = t.unsafeGetTensorImpl();
+  if (!impl->autograd_meta()) impl->set_autograd_meta(std::make_unique<AutogradMeta>());
+  return static_cast<AutogradMeta*>(impl->autograd_meta());
+}
+
+std::shared_ptr<Node> grad_accumulator(const at::Tensor& t) {
+  AutogradMeta* meta = get_autograd_meta(t);
+  if (!meta || !meta->requires_grad_ || meta->grad_fn_) return nullptr;
+  std::lock_guard<std::mutex> lock(meta->mutex_);
+  if (auto acc = meta->grad_accumulator_.lock()) return acc;
+  // The accumulator holds the leaf strongly; the leaf holds it weakly (no cycle).
+  auto acc = std::make_shared<AccumulateGrad>(at::Tensor(t.getIntrusivePtr()));
+  meta->grad_accumulator_ = acc;
+  return acc;
+}
+}  // namespace impl
+
+Edge gradient_edge(const at::Tensor& t) {
+  AutogradMeta* meta = impl::get_autograd_meta(t);
+  if (!meta) return Edge();
+  if (meta->grad_fn_) return Edge(meta->grad_fn_, meta->output_nr_);
+  if (meta->requires_grad_) return Edge(impl::grad_accumulator(t), 0);
+  return Edge();
+}
+
+bool compute_requires_grad(std::initializer_list<const at::Tensor*> ts) {
+  if (!at::GradMode::is_enabled()) return false;
+  for (const at::Tensor* t : ts)
+    if (t && t->defined() && t->requires_grad()) return true;
+  return false;
+}
+
+bool compute_requires_grad(at::TensorList ts) {
+  if (!at::GradMode::is_enabled()) return false;
+  for (const at::Tensor& t : ts)
+    if (t.defined() && t.requires_grad()) return true;
+  return false;
+}
+
+void set_history(const at::Tensor& t, const std::shared_ptr<Node>& node, uint32_t output_nr) {
+  if (!t.defined()) return;
+  AutogradMeta* meta = impl::materialize_autograd_meta(t);
+  meta->grad_fn_ = node;
+  meta->output_nr_ = output_nr;
+  while (node->num_inputs() <= output_nr) node->add_input_metadata_undefined();
+  const_cast<InputMetadata&>(node->input_metadata(output_nr)) = InputMetadata{t.sizes().vec(), t.scalar_type(), t.device()};
+}
+
+void rebase_history(const at::Tensor& t, const std::shared_ptr<Node>& node) { set_history(t, node, 0); }
+
+void check_inplace(const at::Tensor& t, const char* op) {
+  AutogradMeta* meta = impl::get_autograd_meta(t);
+  if (!meta || !at::GradMode::is_enabled()) return;
+  EMBER_CHECK(!(meta->requires_grad_ && !meta->grad_fn_), "[", op,
+              "] a leaf Variable that requires grad is being used in an in-place operation.");
+}
+
+BelowAutogradGuard::BelowAutogradGuard() : prev_(ember::dispatch::tls_below_autograd) {
+  ember::dispatch::tls_below_autograd = true;
+}
+BelowAutogradGuard::~BelowAutogradGuard() { ember::dispatch::tls_below_autograd = prev_; }
+
+}  // namespace torch::autograd
