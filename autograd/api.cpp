@@ -59,7 +59,9 @@ void backward(const variable_list& tensors, const variable_list& grad_tensors, s
     if (!r[i].defined()) continue;
     AutogradMeta* meta = impl::materialize_autograd_meta(inputs[i]);
     std::lock_guard<std::mutex> lock(meta->mutex_);
-    meta->grad_ = meta->grad_.defined() ? meta->grad_ + r[i] : (create_graph ? r[i] : r[i].detach());
+    // A copy: r[i] may share storage with a caller's tensor (a seed gradient passed through), and
+    // later backward calls accumulate into .grad in place.
+    meta->grad_ = meta->grad_.defined() ? meta->grad_ + r[i] : (create_graph ? r[i] : r[i].detach().clone());
   }
 }
 
@@ -116,7 +118,7 @@ void Tensor::retain_grad() const {
   m->retains_grad_ = true;
   // The hook writes into a box shared with the meta, so it stays valid if the tensor dies first.
   m->retained_grad_ = std::make_shared<Tensor>();
-  m->grad_fn_->add_pre_hook(m->output_nr_, [box = m->retained_grad_](const Tensor& g) {
+  m->grad_fn_->add_retains_grad_hook(m->output_nr_, [box = m->retained_grad_](const Tensor& g) {
     *box = box->defined() ? *box + g : g.detach().clone();
     return Tensor();
   });

@@ -1,6 +1,10 @@
 // Helpers for derivatives.yaml formulas. Every helper is written with at:: ops, so a backward
 // that uses it can itself be differentiated (double backward).
 #include <torch/csrc/autograd/derivative_helpers.h>
+#include <ATen/TensorIterator.h>
+#include <ATen/Utils.h>
+#include <algorithm>
+#include <cmath>
 
 namespace torch::autograd {
 
@@ -17,8 +21,15 @@ void mark_view(const std::vector<at::Tensor>& views, const at::Tensor& base) {
 
 void check_inplace_view(const at::Tensor& t, const char* op) {
   AutogradMeta* m = impl::get_autograd_meta(t);
-  EMBER_CHECK(!(m && m->is_view_), "[", op, "] in-place modification of a view that takes part in autograd is not "
-              "supported yet (needs CopySlices, issue #3); apply the op out of place or to a clone");
+  if (!m || !m->is_view_ || !m->base_.defined()) return;
+  AutogradMeta* bm = impl::get_autograd_meta(m->base_);
+  EMBER_CHECK(!(bm && bm->requires_grad_ && !bm->grad_fn_), "[", op, "] a view of a leaf Variable that requires grad is "
+              "being used in an in-place operation.");
+}
+
+bool is_autograd_view(const at::Tensor& t) {
+  AutogradMeta* m = impl::get_autograd_meta(t);
+  return m && m->is_view_ && m->base_.defined();
 }
 
 }  // namespace torch::autograd
@@ -41,6 +52,426 @@ at::Tensor unsqueeze_reduced(const at::Tensor& grad, int64_t ndim, at::OptionalI
 
 at::Tensor sum_backward(const at::Tensor& grad, at::IntArrayRef sizes, at::OptionalIntArrayRef dims, bool keepdim) {
   return unsqueeze_reduced(grad, static_cast<int64_t>(sizes.size()), dims, keepdim).expand(sizes);
+}
+
+
+namespace {
+
+at::TensorOptions long_options(const at::Tensor& like) {
+  return at::TensorOptions().dtype(at::kLong).device(like.device());
+}
+
+int64_t numel_of(at::IntArrayRef sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+// Zeros of `sizes` with grad added at positions idx1d[k] along `dim` (grad.size(dim) == idx1d.numel()).
+at::Tensor scatter_into(const at::Tensor& grad, at::IntArrayRef sizes, int64_t dim, const at::Tensor& idx1d) {
+  std::vector<int64_t> shape(grad.dim(), 1);
+  shape[dim] = idx1d.numel();
+  at::Tensor idx = idx1d.reshape(shape).expand(grad.sizes()).contiguous();
+  return at::zeros(sizes, grad.options()).scatter_add(dim, idx, grad);
+}
+
+at::Tensor reverse_cumsum(const at::Tensor& t, int64_t dim) {
+  return t.flip({dim}).cumsum(dim).flip({dim});
+}
+
+// Product of all elements but the one at each position along `dim` (exact with zeros).
+at::Tensor prod_of_others(const at::Tensor& x, int64_t dim) {
+  const int64_t n = x.size(dim);
+  if (n == 0) return at::zeros_like(x);
+  auto exclusive_cumprod = [&](const at::Tensor& t) {
+    at::Tensor shifted = at::cat({at::ones_like(t.narrow(dim, 0, 1)), t.narrow(dim, 0, n - 1)}, dim);
+    return shifted.cumprod(dim);
+  };
+  at::Tensor left = exclusive_cumprod(x);
+  at::Tensor right = exclusive_cumprod(x.flip({dim})).flip({dim});
+  return left * right;
+}
+
+bool has_zero(const at::Tensor& t) { return (t == 0).any().item<bool>(); }
+
+// Flat storage positions of a strided geometry, shaped like `sizes`.
+at::Tensor storage_positions(at::IntArrayRef sizes, at::IntArrayRef strides, int64_t offset, const at::Tensor& like) {
+  at::Tensor idx = at::full({}, offset, long_options(like));
+  for (size_t d = 0; d < sizes.size(); ++d)
+    idx = idx.unsqueeze(-1) + at::arange(sizes[d], long_options(like)) * strides[d];
+  return idx;
+}
+
+c10::List<std::optional<at::Tensor>> to_index_list(const std::vector<at::Tensor>& indices) {
+  c10::List<std::optional<at::Tensor>> l;
+  for (const auto& t : indices) l.push_back(t.defined() ? std::optional<at::Tensor>(t) : std::nullopt);
+  return l;
+}
+
+// Zero-pads `t` at the end of each dim up to `sizes`.
+at::Tensor pad_to(const at::Tensor& t, at::IntArrayRef sizes) {
+  at::Tensor r = t;
+  for (int64_t d = 0; d < r.dim(); ++d) {
+    if (r.size(d) == sizes[d]) continue;
+    std::vector<int64_t> zs = r.sizes().vec();
+    zs[d] = sizes[d] - r.size(d);
+    r = at::cat({r, at::zeros(zs, r.options())}, d);
+  }
+  return r;
+}
+
+}  // namespace
+
+at::Tensor select_backward_dim(const at::Tensor& grad, at::IntArrayRef sizes, int64_t dim, const at::Tensor& indices,
+                               bool keepdim) {
+  if (sizes.empty()) return grad.reshape(sizes);
+  dim = at::maybe_wrap_dim(dim, static_cast<int64_t>(sizes.size()));
+  at::Tensor g = keepdim ? grad : grad.unsqueeze(dim);
+  at::Tensor idx = keepdim ? indices : indices.unsqueeze(dim);
+  return at::zeros(sizes, grad.options()).scatter_add(dim, idx, g);
+}
+
+at::Tensor evenly_distribute_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& result,
+                                      at::OptionalIntArrayRef dims, bool keepdim) {
+  const int64_t nd = self.dim();
+  at::Tensor g = unsqueeze_reduced(grad, nd, dims, keepdim);
+  at::Tensor r = unsqueeze_reduced(result, nd, dims, keepdim);
+  at::Tensor mask = (self == r).to(grad.scalar_type());
+  std::vector<int64_t> all;
+  if (!dims || dims->empty()) {
+    for (int64_t d = 0; d < nd; ++d) all.push_back(d);
+  } else {
+    all = dims->vec();
+  }
+  at::Tensor count = nd == 0 ? mask : mask.sum(all, /*keepdim=*/true);
+  return g * mask / count;
+}
+
+at::Tensor var_backward(const at::Tensor& grad, const at::Tensor& self, at::OptionalIntArrayRef dims,
+                        const std::optional<at::Scalar>& correction, bool keepdim) {
+  const int64_t nd = self.dim();
+  int64_t n = 1;
+  if (!dims || dims->empty()) {
+    n = self.numel();
+  } else {
+    for (int64_t d : *dims) n *= self.size(at::maybe_wrap_dim(d, nd));
+  }
+  const double c = correction ? correction->toDouble() : 1.0;
+  at::Tensor g = unsqueeze_reduced(grad, nd, dims, keepdim);
+  at::Tensor mean = (!dims || dims->empty()) ? self.mean() : self.mean(dims, /*keepdim=*/true);
+  return g * (self - mean) * (2.0 / (static_cast<double>(n) - c));
+}
+
+at::Tensor norm_backward(const at::Tensor& grad, const at::Tensor& self, const std::optional<at::Scalar>& p,
+                         const at::Tensor& norm, at::OptionalIntArrayRef dims, bool keepdim) {
+  const double pv = p ? p->toDouble() : 2.0;
+  const int64_t nd = self.dim();
+  at::Tensor g = unsqueeze_reduced(grad, nd, dims, keepdim);
+  if (pv == 0.0) return at::zeros_like(self);
+  if (pv == 1.0) return g * at::sign(self);
+  at::Tensor n = unsqueeze_reduced(norm, nd, dims, keepdim);
+  if (std::isinf(pv)) {
+    // max / min of |x|: split evenly among the elements that attain it.
+    at::Tensor mask = (self.abs() == n).to(grad.scalar_type());
+    std::vector<int64_t> all;
+    if (!dims || dims->empty()) {
+      for (int64_t d = 0; d < nd; ++d) all.push_back(d);
+    } else {
+      all = dims->vec();
+    }
+    at::Tensor count = nd == 0 ? mask : mask.sum(all, true);
+    return g * at::sign(self) * mask / count;
+  }
+  // A zero norm means the whole slice is zero: its gradient is zero (not nan).
+  at::Tensor n_safe = at::where(n == 0, at::ones_like(n), n);
+  if (pv == 2.0) return self * (g / n_safe);
+  at::Tensor r = at::sign(self) * self.abs().pow(pv - 1) * (g / n_safe.pow(pv - 1));
+  if (pv < 1.0) r = r.masked_fill(self == 0, at::Scalar(0));  // |x|^(p-1) is infinite at 0
+  return r;
+}
+
+at::Tensor logsumexp_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& result,
+                              at::IntArrayRef dims, bool keepdim) {
+  const int64_t nd = self.dim();
+  at::Tensor g = unsqueeze_reduced(grad, nd, dims, keepdim);
+  at::Tensor r = unsqueeze_reduced(result, nd, dims, keepdim);
+  return g * at::exp(self - r);
+}
+
+at::Tensor cumsum_backward(const at::Tensor& grad, int64_t dim) {
+  if (grad.dim() == 0) return grad;
+  return reverse_cumsum(grad, at::maybe_wrap_dim(dim, grad.dim()));
+}
+
+at::Tensor cumprod_backward(const at::Tensor& grad, const at::Tensor& self, int64_t dim, const at::Tensor& result) {
+  if (self.dim() == 0 || self.numel() == 0) return grad;
+  dim = at::maybe_wrap_dim(dim, self.dim());
+  if (!has_zero(self)) return reverse_cumsum(grad * result, dim) / self;
+  // With zeros: d result_k / d x_i = prod_{j<i} x_j * prod_{i<j<=k} x_j  (k >= i).
+  const int64_t n = self.size(dim);
+  at::Tensor x = self.transpose(dim, -1);
+  at::Tensor g = grad.transpose(dim, -1);
+  // prod_{j<i} x_j
+  at::Tensor left = at::cat({at::ones_like(x.narrow(-1, 0, 1)), x.narrow(-1, 0, n - 1)}, -1).cumprod(-1);
+  at::Tensor i = at::arange(n, long_options(self)).unsqueeze(-1);  // [n, 1]
+  at::Tensor k = at::arange(n, long_options(self)).unsqueeze(0);   // [1, n]
+  std::vector<int64_t> nn = x.sizes().vec();
+  nn.insert(nn.end() - 1, n);  // [..., n(i), n(k)]
+  at::Tensor xk = x.unsqueeze(-2).expand(nn);
+  at::Tensor m = at::where(k > i, xk, at::ones_like(xk)).cumprod(-1) * (k >= i).to(self.scalar_type());
+  at::Tensor r = left * (m * g.unsqueeze(-2)).sum(-1);
+  return r.transpose(dim, -1);
+}
+
+at::Tensor prod_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& result, std::optional<int64_t> dim,
+                         bool keepdim) {
+  if (self.dim() == 0) return grad;
+  if (!dim) {
+    if (!has_zero(self)) return grad * result / self;
+    return (grad * prod_of_others(self.reshape({-1}), 0)).reshape(self.sizes());
+  }
+  const int64_t d = at::maybe_wrap_dim(*dim, self.dim());
+  at::Tensor g = keepdim ? grad : grad.unsqueeze(d);
+  if (!has_zero(self)) {
+    at::Tensor r = keepdim ? result : result.unsqueeze(d);
+    return g * r / self;
+  }
+  return g * prod_of_others(self, d);
+}
+
+std::vector<int64_t> sizes_along(const std::vector<at::Tensor>& ts, int64_t dim) {
+  int64_t nd = -1;
+  for (const auto& t : ts)
+    if (!(t.dim() == 1 && t.numel() == 0)) { nd = t.dim(); break; }
+  std::vector<int64_t> out;
+  for (const auto& t : ts) {
+    if (t.dim() == 1 && t.numel() == 0 && nd != 1) out.push_back(-1);
+    else out.push_back(t.size(at::maybe_wrap_dim(dim, t.dim())));
+  }
+  return out;
+}
+
+std::vector<at::Tensor> cat_backward(const at::Tensor& grad, const std::vector<int64_t>& sizes_along_dim, int64_t dim) {
+  dim = at::maybe_wrap_dim(dim, grad.dim());
+  std::vector<at::Tensor> out;
+  int64_t start = 0;
+  for (int64_t s : sizes_along_dim) {
+    if (s < 0) {
+      out.push_back(at::zeros({0}, grad.options()));
+      continue;
+    }
+    out.push_back(grad.narrow(dim, start, s));
+    start += s;
+  }
+  return out;
+}
+
+at::Tensor as_strided_backward(const at::Tensor& grad, at::IntArrayRef base_sizes, at::IntArrayRef base_strides,
+                               int64_t base_offset, at::IntArrayRef sizes, at::IntArrayRef strides,
+                               std::optional<int64_t> storage_offset) {
+  // Accumulate the gradient in a flat buffer indexed by storage position, then read it back at
+  // the input's positions (assumes the input does not overlap itself).
+  at::Tensor in_pos = storage_positions(base_sizes, base_strides, base_offset, grad);
+  at::Tensor out_pos = storage_positions(sizes, strides, storage_offset.value_or(base_offset), grad);
+  if (in_pos.numel() == 0) return at::zeros(base_sizes, grad.options());
+  int64_t lo = in_pos.min().item<int64_t>(), hi = in_pos.max().item<int64_t>();
+  if (out_pos.numel() > 0) {
+    lo = std::min(lo, out_pos.min().item<int64_t>());
+    hi = std::max(hi, out_pos.max().item<int64_t>());
+  }
+  at::Tensor buf = at::zeros({hi - lo + 1}, grad.options())
+                       .scatter_add(0, (out_pos - lo).reshape({-1}), grad.reshape({-1}));
+  return buf.index_select(0, (in_pos - lo).reshape({-1})).reshape(base_sizes);
+}
+
+at::Tensor unfold_backward(const at::Tensor& grad, at::IntArrayRef sizes, int64_t dim, int64_t size, int64_t step) {
+  if (sizes.empty()) return grad.sum();
+  const int64_t nd = static_cast<int64_t>(sizes.size());
+  dim = at::maybe_wrap_dim(dim, nd);
+  const int64_t n = grad.size(dim);
+  // result[..., i, ..., j] = self[..., i * step + j, ...]
+  std::vector<int64_t> perm;
+  for (int64_t d = 0; d <= dim; ++d) perm.push_back(d);
+  perm.push_back(nd);
+  for (int64_t d = dim + 1; d < nd; ++d) perm.push_back(d);
+  std::vector<int64_t> merged = sizes.vec();
+  merged[dim] = n * size;
+  at::Tensor g = grad.permute(perm).reshape(merged);
+  at::Tensor idx = (at::arange(n, long_options(grad)).unsqueeze(1) * step + at::arange(size, long_options(grad)).unsqueeze(0));
+  return scatter_into(g, sizes, dim, idx.reshape({-1}));
+}
+
+at::Tensor diagonal_backward(const at::Tensor& grad, at::IntArrayRef sizes, int64_t offset, int64_t dim1, int64_t dim2) {
+  const int64_t nd = static_cast<int64_t>(sizes.size());
+  dim1 = at::maybe_wrap_dim(dim1, nd);
+  dim2 = at::maybe_wrap_dim(dim2, nd);
+  const int64_t n1 = sizes[dim1], n2 = sizes[dim2], len = grad.size(-1);
+  const int64_t row0 = offset >= 0 ? 0 : -offset, col0 = offset >= 0 ? offset : 0;
+  std::vector<int64_t> order, flat_shape;
+  for (int64_t d = 0; d < nd; ++d)
+    if (d != dim1 && d != dim2) {
+      order.push_back(d);
+      flat_shape.push_back(sizes[d]);
+    }
+  flat_shape.push_back(n1 * n2);
+  at::Tensor k = at::arange(len, long_options(grad));
+  at::Tensor flat = (k + row0) * n2 + k + col0;
+  at::Tensor z = scatter_into(grad, flat_shape, static_cast<int64_t>(flat_shape.size()) - 1, flat);
+  std::vector<int64_t> square(flat_shape.begin(), flat_shape.end() - 1);
+  square.push_back(n1);
+  square.push_back(n2);
+  z = z.reshape(square);
+  order.push_back(dim1);
+  order.push_back(dim2);
+  std::vector<int64_t> inv(nd);
+  for (int64_t i = 0; i < nd; ++i) inv[order[i]] = i;
+  return z.permute(inv);
+}
+
+at::Tensor slice_backward(const at::Tensor& grad, at::IntArrayRef sizes, int64_t dim, std::optional<int64_t> start,
+                          std::optional<int64_t> end, int64_t step) {
+  const int64_t nd = static_cast<int64_t>(sizes.size());
+  dim = at::maybe_wrap_dim(dim, nd);
+  const int64_t len = sizes[dim];
+  (void)end;  // the gradient's length along dim already says how many positions were taken
+  int64_t s = start.value_or(0);
+  if (s < 0) s += len;
+  s = std::clamp<int64_t>(s, 0, len);
+  at::Tensor idx = at::arange(grad.size(dim), long_options(grad)) * step + s;
+  return scatter_into(grad, sizes, dim, idx);
+}
+
+at::Tensor select_int_backward(const at::Tensor& grad, at::IntArrayRef sizes, int64_t dim, int64_t index) {
+  const int64_t nd = static_cast<int64_t>(sizes.size());
+  dim = at::maybe_wrap_dim(dim, nd);
+  if (index < 0) index += sizes[dim];
+  at::Tensor idx = at::full({1}, index, long_options(grad));
+  return scatter_into(grad.unsqueeze(dim), sizes, dim, idx);
+}
+
+at::Tensor permute_backward(const at::Tensor& grad, at::IntArrayRef dims) {
+  const int64_t nd = static_cast<int64_t>(dims.size());
+  std::vector<int64_t> inv(nd);
+  for (int64_t i = 0; i < nd; ++i) inv[at::maybe_wrap_dim(dims[i], nd)] = i;
+  return grad.permute(inv);
+}
+
+at::Tensor softmax_backward(const at::Tensor& grad, const at::Tensor& output, int64_t dim) {
+  if (output.dim() == 0) return grad * 0;
+  return output * (grad - (grad * output).sum(dim, /*keepdim=*/true));
+}
+
+at::Tensor log_softmax_backward(const at::Tensor& grad, const at::Tensor& output, int64_t dim) {
+  if (output.dim() == 0) return grad * 0;
+  return grad - at::exp(output) * grad.sum(dim, /*keepdim=*/true);
+}
+
+at::Tensor gather_backward_dim(const at::Tensor& grad, at::IntArrayRef sizes, int64_t dim, const at::Tensor& indices) {
+  if (sizes.empty()) return grad.reshape(sizes);
+  dim = at::maybe_wrap_dim(dim, static_cast<int64_t>(sizes.size()));
+  return at::zeros(sizes, grad.options()).scatter_add(dim, indices, grad);
+}
+
+at::Tensor index_select_backward(const at::Tensor& grad, at::IntArrayRef sizes, int64_t dim, const at::Tensor& index) {
+  if (sizes.empty()) return grad.sum();
+  dim = at::maybe_wrap_dim(dim, static_cast<int64_t>(sizes.size()));
+  return scatter_into(grad, sizes, dim, index.reshape({-1}));
+}
+
+at::Tensor index_backward(const at::Tensor& grad, at::IntArrayRef sizes, at::ScalarType dtype,
+                          const c10::List<std::optional<at::Tensor>>& indices) {
+  return at::zeros(sizes, grad.options().dtype(dtype)).index_put(indices, grad, /*accumulate=*/true);
+}
+
+at::Tensor index_backward(const at::Tensor& grad, at::IntArrayRef sizes, at::ScalarType dtype,
+                          const std::vector<at::Tensor>& indices) {
+  return index_backward(grad, sizes, dtype, to_index_list(indices));
+}
+
+at::Tensor index_put_self_backward(const at::Tensor& grad, const std::vector<at::Tensor>& indices, bool accumulate) {
+  if (accumulate) return grad;
+  return grad.index_put(to_index_list(indices), at::zeros({}, grad.options()), /*accumulate=*/false);
+}
+
+at::Tensor index_put_values_backward(const at::Tensor& grad, const std::vector<at::Tensor>& indices) {
+  return grad.index(to_index_list(indices));
+}
+
+at::Tensor masked_select_backward(const at::Tensor& grad, at::IntArrayRef self_sizes, const at::Tensor& mask) {
+  std::vector<int64_t> shape = ember::broadcast_shapes("masked_select", self_sizes, mask.sizes());
+  at::Tensor pos = at::arange(numel_of(shape), long_options(grad)).reshape(shape).masked_select(mask);
+  return at::zeros({numel_of(shape)}, grad.options()).scatter_add(0, pos, grad.reshape({-1})).reshape(shape);
+}
+
+at::Tensor gather_to_shape(const at::Tensor& grad, int64_t dim, const at::Tensor& index, at::IntArrayRef sizes) {
+  return pad_to(grad.gather(dim, index), sizes);
+}
+
+at::Tensor scatter_src_backward(const at::Tensor& grad, int64_t dim, const at::Tensor& index, at::IntArrayRef src_sizes) {
+  // Replay the scatter with each source element's own position: a source element survived iff
+  // its position is what ends up at its destination.
+  at::Tensor pos = at::arange(index.numel(), long_options(grad)).reshape(index.sizes());
+  at::Tensor winner = at::zeros(grad.sizes(), long_options(grad)).scatter(dim, index, pos).gather(dim, index) == pos;
+  at::Tensor g = grad.gather(dim, index) * winner.to(grad.scalar_type());
+  return pad_to(g, src_sizes);
+}
+
+at::Tensor pow_backward(const at::Tensor& grad, const at::Tensor& self, const at::Scalar& exponent) {
+  if (exponent.toDouble() == 0.0) return at::zeros_like(grad);
+  const at::Scalar em1 = exponent.isIntegral(false) ? at::Scalar(exponent.toLong() - 1)
+                                                     : at::Scalar(exponent.toDouble() - 1.0);
+  return grad * exponent * self.pow(em1);
+}
+
+at::Tensor pow_backward_self(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& exponent) {
+  // d/dx x^e = e * x^(e-1); zero where e == 0 (x^0 is constant, even at x = 0).
+  at::Tensor r = grad * exponent * self.pow(exponent - 1);
+  return r.masked_fill(exponent == 0, at::Scalar(0));
+}
+
+at::Tensor pow_backward_exponent(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& exponent,
+                                 const at::Tensor& result) {
+  // d/de x^e = x^e * log(x); at x = 0 with e >= 0 the limit is 0 (log replaced by log(1)).
+  at::Tensor at_zero = at::logical_and(self == 0, exponent >= 0);
+  at::Tensor safe = at::where(at_zero, at::ones_like(self), self);
+  return grad * result * at::log(safe);
+}
+
+at::Tensor min_max_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& other, bool is_max) {
+  at::Tensor wins = (is_max ? self > other : self < other).to(grad.scalar_type());
+  at::Tensor ties = (self == other).to(grad.scalar_type());
+  return grad * (wins + ties * 0.5);
+}
+
+at::Tensor clamp_backward(const at::Tensor& grad, const at::Tensor& self, const std::optional<at::Scalar>& min,
+                          const std::optional<at::Scalar>& max) {
+  if (!min && !max) return grad;
+  at::Tensor pass;
+  if (min) pass = self >= *min;
+  if (max) pass = pass.defined() ? at::logical_and(pass, self <= *max) : self <= *max;
+  return grad * pass.to(grad.scalar_type());
+}
+
+at::Tensor silu_backward(const at::Tensor& grad, const at::Tensor& self) {
+  at::Tensor s = at::sigmoid(self);
+  return grad * s * (1 + self * (1 - s));
+}
+
+at::Tensor gelu_erf_backward(const at::Tensor& grad, const at::Tensor& self) {
+  // d/dx x * Phi(x) = Phi(x) + x * phi(x)
+  const double inv_sqrt2 = 0.7071067811865476, inv_sqrt_2pi = 0.3989422804014327;
+  at::Tensor cdf = (at::erf(self * inv_sqrt2) + 1) * 0.5;
+  at::Tensor pdf = at::exp(self * self * -0.5) * inv_sqrt_2pi;
+  return grad * (cdf + self * pdf);
+}
+
+at::Tensor gelu_tanh_backward(const at::Tensor& grad, const at::Tensor& self) {
+  // 0.5 x (1 + tanh(u)), u = k (x + c x^3): derivative 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2)
+  const double k = 0.7978845608028654, c = 0.044715;
+  at::Tensor x2 = self * self;
+  at::Tensor t = at::tanh((self + self * x2 * c) * k);
+  at::Tensor du = (x2 * (3 * c) + 1) * k;
+  return grad * ((t + 1) * 0.5 + self * (1 - t * t) * du * 0.5);
 }
 
 }  // namespace torch::autograd::formulas

@@ -22,6 +22,22 @@ struct GraphRoot : Node {
   variable_list grads_;
 };
 
+// Tensor hooks on the gradients arriving at `n`: hooks of its outputs (a leaf's hooks for
+// AccumulateGrad), then retain_grad() hooks. A hook returning a defined tensor replaces the gradient.
+void call_tensor_pre_hooks(Node* n, variable_list& inputs) {
+  auto run = [&inputs](uint32_t nr, const Node::PreHook& hook) {
+    if (nr >= inputs.size() || !inputs[nr].defined()) return;
+    at::Tensor r = hook(inputs[nr]);
+    if (r.defined()) inputs[nr] = std::move(r);
+  };
+  for (const auto& [nr, hook] : n->pre_hooks()) run(nr, hook);
+  if (auto* acc = dynamic_cast<AccumulateGrad*>(n)) {
+    if (AutogradMeta* meta = impl::get_autograd_meta(acc->variable))
+      for (const auto& hook : meta->hooks_) run(0, hook);
+  }
+  for (const auto& [nr, hook] : n->retains_grad_hooks()) run(nr, hook);
+}
+
 bool has_nan(const at::Tensor& t) {
   if (!t.defined() || !t.is_floating_point()) return false;
   return t.isnan().any().item<bool>();
@@ -88,17 +104,13 @@ variable_list run_backward(const edge_list& roots, const variable_list& grad_out
     variable_list inputs = std::move(buffers[n]);
     buffers.erase(n);
     if (inputs.size() < n->num_inputs()) inputs.resize(n->num_inputs());
+    if (capture && !needed.count(n) && n != root.get()) continue;
+    // Hooks run before capturing: autograd::grad returns the gradient the hooks produced.
+    call_tensor_pre_hooks(n, inputs);
     if (capture) {
       for (size_t i = 0; i < outputs.size(); ++i)
         if (outputs[i].function.get() == n && outputs[i].input_nr < inputs.size()) captured[i] = inputs[outputs[i].input_nr];
-      if (!needed.count(n) && n != root.get()) continue;
       if (dynamic_cast<AccumulateGrad*>(n)) continue;  // grad() does not touch .grad
-    }
-    for (const auto& [nr, hook] : n->pre_hooks()) {
-      if (nr < inputs.size() && inputs[nr].defined()) {
-        at::Tensor r = hook(inputs[nr]);
-        if (r.defined()) inputs[nr] = r;
-      }
     }
     variable_list outs = n->apply(std::move(inputs));
     if (AnomalyMode::is_enabled()) {

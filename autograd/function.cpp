@@ -9,13 +9,15 @@ uint64_t next_sequence_nr() {
   return counter.fetch_add(1, std::memory_order_relaxed);
 }
 
-std::string Node::name() const {
+std::string demangle_type_name(const char* mangled) {
   int status = 0;
-  char* d = abi::__cxa_demangle(typeid(*this).name(), nullptr, nullptr, &status);
-  std::string n = (status == 0 && d) ? d : typeid(*this).name();
+  char* d = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  std::string n = (status == 0 && d) ? d : mangled;
   std::free(d);
   return n;
 }
+
+std::string Node::name() const { return demangle_type_name(typeid(*this).name()); }
 
 uint32_t Node::add_input_metadata(const at::Tensor& t) {
   input_metadata_.push_back(InputMetadata{t.sizes().vec(), t.scalar_type(), t.device()});
@@ -35,16 +37,15 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   at::Tensor g = std::move(grads.at(0));
   if (!g.defined()) return {};
   AutogradMeta* meta = impl::get_autograd_meta(variable);
-  for (auto& hook : meta->hooks_) {
-    at::Tensor r = hook(g);
-    if (r.defined()) g = r;
-  }
   std::lock_guard<std::mutex> lock(meta->mutex_);
   at::Tensor& acc = meta->grad_;
   if (!acc.defined()) {
-    // Keep the incoming tensor when nobody else holds it and grad mode is off; else copy, so that
-    // later in-place accumulation never writes into another tensor.
-    if (!at::GradMode::is_enabled() && g.use_count() == 1 && g.is_contiguous() && !g.is_view()) acc = std::move(g);
+    // Keep the incoming tensor when nobody else holds it or its storage (a view made with grad
+    // mode off is not marked as one) and grad mode is off; else copy, so that later in-place
+    // accumulation never writes into another tensor, e.g. the gradient a caller passed in.
+    if (!at::GradMode::is_enabled() && g.use_count() == 1 && g.storage().use_count() == 1 && g.is_contiguous() &&
+        !g.is_view())
+      acc = std::move(g);
     else acc = at::GradMode::is_enabled() ? g : g.clone();
   } else if (at::GradMode::is_enabled()) {
     acc = acc + g;  // create_graph: keep the accumulation differentiable

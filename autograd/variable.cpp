@@ -46,7 +46,7 @@ bool compute_requires_grad(at::TensorList ts) {
 }
 
 void set_history(const at::Tensor& t, const std::shared_ptr<Node>& node, uint32_t output_nr) {
-  if (!t.defined()) return;
+  if (!t.defined() || !t.is_floating_point()) return;  // integer/bool outputs never require grad
   AutogradMeta* meta = impl::materialize_autograd_meta(t);
   meta->grad_fn_ = node;
   meta->output_nr_ = output_nr;

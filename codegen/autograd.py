@@ -45,6 +45,7 @@ class Derivative:
     output_differentiability: Optional[list] = None
     non_differentiable: bool = False
     node: str = ""
+    twice: bool = True
 
 
 def parse_derivatives(path: str, ops):
@@ -64,11 +65,12 @@ def parse_derivatives(path: str, ops):
             raise GenError(f"{path}:{line}: '{name}' is composite: it gets autograd through its parts")
         if name in out:
             raise GenError(f"{path}:{line}: '{name}' already has an entry at line {out[name].line}")
-        d = Derivative(name, line, non_differentiable=bool(e.get("non_differentiable", False)),
+        d = Derivative(name, line, twice=bool(e.get("twice_differentiable", True)),
+                       non_differentiable=bool(e.get("non_differentiable", False)),
                        output_differentiability=e.get("output_differentiability"))
         argnames = {a.name: a for a in op.schema.args}
         for k, v in e.items():
-            if k in ("__line__", "name", "non_differentiable", "output_differentiability"):
+            if k in ("__line__", "name", "non_differentiable", "output_differentiability", "twice_differentiable"):
                 continue
             names = [n.strip() for n in k.split(",")]
             for n in names:
@@ -111,6 +113,9 @@ class AutogradInfo:
     out_diff: list
     is_view: bool = False
     clone_self: bool = False
+    inplace_of: str = ""
+    twice: bool = True
+    emits_node: bool = False
 
 
 def _refs(text, name):
@@ -159,9 +164,14 @@ def build(ops, derivs, path):
         out_diff = d.output_differentiability or [True] * len(op.schema.rets)
         is_view = bool(op.schema.rets) and op.schema.rets[0].type.alias is not None and not op.schema.rets[0].type.mutable
         clone_self = op.variant_kind == "inplace" and any(s.name == "self" and s.kind == "tensor" for s in saved)
-        infos.append(AutogradInfo(op, d, node, diff, saved, formulas,
-                                  "inplace" if op.variant_kind == "inplace" or _is_inplace(op) else "functional",
-                                  out_diff, is_view, clone_self))
+        info = AutogradInfo(op, d, node, diff, saved, formulas,
+                            "inplace" if op.variant_kind == "inplace" or _is_inplace(op) else "functional",
+                            out_diff, is_view, clone_self)
+        info.twice = d.twice
+        info.emits_node = op.full_name == d.name  # variants reuse the class of their functional op
+        if info.kind == "inplace":
+            info.inplace_of = op.schema.name
+        infos.append(info)
     return infos, missing
 
 
@@ -187,7 +197,7 @@ def _plan_saves(op, d, path):
             else:
                 saved.append(Saved(a.name, "tensor_opt" if a.type.optional else "tensor"))
         elif a.type.is_tensor:
-            saved.append(Saved(a.name, "tensor_list"))
+            saved.append(Saved(a.name, "tensor_opt_list" if a.type.elem_optional else "tensor_list"))
         else:
             t = cpp_arg_type(a.type)
             store = {"at::IntArrayRef": "::std::vector<int64_t>",

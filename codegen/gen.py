@@ -105,6 +105,13 @@ def mutable_args(op):
     return [a.name for a in op.schema.args if a.type.is_tensor and a.type.mutable and not a.type.is_list]
 
 
+def inplace_sample_ok(op, s):
+    """An in-place variant applies to a sample when the result has self's shape."""
+    if op.kind != "pointwise":
+        return True
+    return pw_shape(op, s) == s.tensors["self"]["shape"]
+
+
 def has_options(op):
     return cpp_ret_type(op.schema.rets) == "at::Tensor" and any(
         c.type == "at::TensorOptions" for c in cpp_args(op.schema, "", with_defaults=False))
@@ -327,7 +334,7 @@ def generate(args):
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(tdir), trim_blocks=True, lstrip_blocks=True,
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     env.globals.update(HEADER=HEADER, params=params, arg_names=arg_names, fn_type=fn_type,
-                       dispatch_args=dispatch_args, mutable_args=mutable_args, list_args=list_args, has_options=has_options,
+                       dispatch_args=dispatch_args, mutable_args=mutable_args, list_args=list_args, has_options=has_options, inplace_sample_ok=inplace_sample_ok,
                        optional_edge=optional_edge, arg_checks=arg_checks, kernel_name=kernel_name,
                        cpp_ret_type=cpp_ret_type, ret_is_ref=ret_is_ref, pw_info=pw_info, CPP_DTYPE=CPP_DTYPE,
                        sample_cpp_value=sample_cpp_value, broadcast=broadcast, result_dtype=result_dtype,
@@ -363,11 +370,24 @@ def generate(args):
         import autograd
         derivs = autograd.parse_derivatives(args.derivatives, ops)
         infos, missing = autograd.build(ops, derivs, args.derivatives)
+        # Coverage is total: every formula is gradchecked on at least one floating sample.
+        for d in derivs.values():
+            if d.non_differentiable:
+                continue
+            op = next(o for o in ops if o.full_name == d.name)
+            if op.test and not any(s.dtype in ("float32", "float64", "float16", "bfloat16") for s in op.samples):
+                raise GenError(f"{args.derivatives}:{d.line}: {d.name} has no floating sample in ops.yaml to gradcheck")
+            # (ops with `test: false` in ops.yaml are gradchecked by hand-written tests)
         n_shards = 4
         for k in range(n_shards):
             render("Autograd.cpp.j2", f"src/Autograd_{k}.cpp",
                    shard=[i for i in infos if shard_of(i.op.base or i.op, n_shards) == k])
         render("RegisterAutograd.cpp.j2", "src/RegisterAutograd.cpp", infos=infos)
+        if args.tests:
+            graded = [i for i in infos if i.node and i.node != "NotImplemented" and i.kind in ("functional", "inplace")
+                      and i.op.test]
+            for fam in sorted({i.op.family for i in graded}):
+                render("GradTests.cpp.j2", f"tests/grad_{fam}.cpp", fam_infos=[i for i in graded if i.op.family == fam])
         if missing and not args.quiet:
             print(f"{args.derivatives}: warning: {len(missing)} differentiable ops have no entry (backward through them "
                   f"raises '[op] derivative not implemented'): {', '.join(missing)}", file=sys.stderr)

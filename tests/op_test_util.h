@@ -63,6 +63,13 @@ inline std::vector<at::Tensor> to_cpu(const std::vector<at::Tensor>& v) {
   return r;
 }
 
+/// Any op result as a list of tensors (for gradcheck).
+inline std::vector<at::Tensor> as_list(const at::Tensor& t) { return {t}; }
+inline std::vector<at::Tensor> as_list(const std::vector<at::Tensor>& v) { return v; }
+template <typename... T> std::vector<at::Tensor> as_list(const std::tuple<T...>& t) {
+  return std::apply([](const auto&... x) { return std::vector<at::Tensor>{x...}; }, t);
+}
+
 inline bool cuda_available() { return torch::cuda::is_available(); }
 
 /// True when the in-place variant applies: the result has self's shape and casts to self's dtype.

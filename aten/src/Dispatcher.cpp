@@ -11,6 +11,7 @@ namespace dispatch {
 std::atomic<void*> table[kNumOps][c10::kNumDispatchKeys];
 thread_local bool tls_grad_enabled = true;
 thread_local bool tls_below_autograd = false;
+thread_local bool tls_inference_mode = false;
 
 void* set_kernel(OpId id, c10::DispatchKey key, void* fn) {
   EMBER_CHECK(static_cast<uint32_t>(id) < kNumOps, "[register_kernel] unknown op id ", static_cast<uint32_t>(id));

@@ -90,3 +90,40 @@ TEST_CASE("derivative not implemented", "[autograd]") {
       CHECK_THROWS_WITH(y.backward(), Catch::Contains("[exp2] derivative not implemented"));
   }
 }
+
+TEST_CASE("InferenceMode records nothing and skips version bumps", "[autograd]") {
+  auto x = torch::ones({3}, torch::requires_grad());
+  auto buf = torch::zeros({3});
+  uint32_t v0 = buf._version();
+  {
+    c10::InferenceMode guard;
+    CHECK(c10::InferenceMode::is_enabled());
+    auto y = x * 2.0;
+    CHECK(!y.requires_grad());
+    buf.add_(1.0);
+  }
+  CHECK(buf._version() == v0);
+  CHECK(!c10::InferenceMode::is_enabled());
+  buf.add_(1.0);
+  CHECK(buf._version() == v0 + 1);
+  CHECK((x * 2.0).requires_grad());
+}
+
+TEST_CASE("in-place on a view gives the right gradient (CopySlices)", "[autograd]") {
+  auto leaf = torch::tensor({1.0, 2.0, 3.0, 4.0}, torch::requires_grad());
+  auto x = leaf * 1.0;             // non-leaf
+  auto v = x.slice(0, 1, 3);       // view of x: elements 1, 2
+  v.mul_(leaf.slice(0, 0, 2));     // x[1:3] *= leaf[0:2]
+  CHECK(x.grad_fn()->name() == "CopySlices");
+  (x * x).sum().backward();
+  // x = [l0, l1*l0, l2*l1, l3]; d/dl of sum(x^2):
+  // l0: 2*l0 + 2*(l1*l0)*l1 = 2 + 8 = 10; l1: 2*(l1 l0) l0 + 2*(l2 l1) l2 = 4 + 36 = 40
+  // l2: 2*(l2 l1)*l1 = 24; l3: 2*l3 = 8
+  auto g = leaf.grad();
+  CHECK(g.select(0, 0).item<double>() == Approx(10));
+  CHECK(g.select(0, 1).item<double>() == Approx(40));
+  CHECK(g.select(0, 2).item<double>() == Approx(24));
+  CHECK(g.select(0, 3).item<double>() == Approx(8));
+  auto w = leaf.slice(0, 0, 2);
+  CHECK_THROWS_WITH(w.mul_(2.0), Catch::Contains("a view of a leaf Variable that requires grad is being used in an in-place operation"));
+}

@@ -71,6 +71,22 @@ void BM_transpose_copy(benchmark::State& st) {
 }
 BENCHMARK(BM_transpose_copy);
 
+void BM_autograd_mul_1elem_fwd(benchmark::State& st) {
+  auto x = torch::ones({1}, torch::requires_grad());
+  for (auto _ : st) benchmark::DoNotOptimize(x * x);  // records a node
+}
+BENCHMARK(BM_autograd_mul_1elem_fwd);
+
+void BM_autograd_mul_1elem_fwd_bwd(benchmark::State& st) {
+  auto x = torch::ones({1}, torch::requires_grad());
+  for (auto _ : st) {
+    auto y = x * x;
+    y.backward();
+  }
+  benchmark::DoNotOptimize(x.grad());
+}
+BENCHMARK(BM_autograd_mul_1elem_fwd_bwd);
+
 }  // namespace
 
 BENCHMARK_MAIN();

@@ -35,6 +35,8 @@ extern std::atomic<void*> table[kNumOps][c10::kNumDispatchKeys];
 extern thread_local bool tls_grad_enabled;
 /// Set while an autograd wrapper calls the backend kernel: nested calls record no history.
 extern thread_local bool tls_below_autograd;
+/// c10::InferenceMode: skips version-counter bumps.
+extern thread_local bool tls_inference_mode;
 
 struct KeySet {
   uint8_t backend = 0;  // DispatchKey of the highest backend seen (CUDA > CPU)
@@ -95,6 +97,7 @@ inline void* lookup(OpId id, KeySet ks) {
 
 /// Called by generated code after an op wrote into `t` (kernels do not bump themselves).
 inline void bump_version(const at::Tensor& t) {
+  if (EMBER_UNLIKELY(tls_inference_mode)) return;
   if (c10::TensorImpl* impl = t.unsafeGetTensorImpl()) impl->bump_version();
 }
 

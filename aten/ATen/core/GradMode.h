@@ -27,7 +27,32 @@ class NoGradGuard : public AutoGradMode {
 };
 }  // namespace at
 
+namespace c10 {
+/// Inference mode: no graph recording, no version-counter bumps (cheaper in-place ops). Tensors
+/// created inside are ordinary tensors here (libtorch additionally marks them as inference tensors).
+class InferenceMode {
+ public:
+  explicit InferenceMode(bool enabled = true)
+      : prev_grad_(ember::dispatch::tls_grad_enabled), prev_inf_(ember::dispatch::tls_inference_mode) {
+    if (enabled) {
+      ember::dispatch::tls_grad_enabled = false;
+      ember::dispatch::tls_inference_mode = true;
+    }
+  }
+  ~InferenceMode() {
+    ember::dispatch::tls_grad_enabled = prev_grad_;
+    ember::dispatch::tls_inference_mode = prev_inf_;
+  }
+  InferenceMode(const InferenceMode&) = delete;
+  InferenceMode& operator=(const InferenceMode&) = delete;
+  static bool is_enabled() { return ember::dispatch::tls_inference_mode; }
+ private:
+  bool prev_grad_, prev_inf_;
+};
+}  // namespace c10
+
 namespace torch {
+using c10::InferenceMode;
 using at::AutoGradMode;
 using at::NoGradGuard;
 }  // namespace torch

@@ -1,6 +1,8 @@
 #pragma once
 // torch::autograd: grad(), backward(), anomaly mode, custom Functions, gradcheck.
+#include <torch/csrc/autograd/custom_function.h>
 #include <torch/csrc/autograd/engine.h>
+#include <torch/csrc/autograd/gradcheck.h>
 #include <torch/csrc/autograd/saved_variable.h>
 #include <torch/csrc/autograd/variable.h>
 #include <optional>

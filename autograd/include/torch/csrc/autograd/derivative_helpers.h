@@ -8,8 +8,13 @@ namespace torch::autograd {
 void mark_view(const at::Tensor& view, const at::Tensor& base);
 void mark_view(const std::vector<at::Tensor>& views, const at::Tensor& base);
 template <typename... T> void mark_view(const std::tuple<T...>&, const at::Tensor&) {}
-/// In-place ops on views of tensors that require grad are not supported yet (needs CopySlices).
+/// Raises for in-place writes into a view of a leaf that requires grad (libtorch's error).
 void check_inplace_view(const at::Tensor& t, const char* op);
+/// True when `t` is a view recorded by autograd (its base takes part in the graph).
+bool is_autograd_view(const at::Tensor& t);
+/// After an in-place op `fn` wrote into a view: moves the history onto the base (CopySlices).
+/// See Note [In-place on a view] in autograd/copy_slices.cpp.
+void rebase_view_history(const at::Tensor& view, const std::shared_ptr<Node>& fn);
 }  // namespace torch::autograd
 
 namespace torch::autograd::formulas {
@@ -45,14 +50,20 @@ at::Tensor var_backward(const at::Tensor& grad, const at::Tensor& self, at::Opti
 /// Gradient of p-norm.
 at::Tensor norm_backward(const at::Tensor& grad, const at::Tensor& self, const std::optional<at::Scalar>& p,
                          const at::Tensor& norm, at::OptionalIntArrayRef dims, bool keepdim);
+/// Gradient of logsumexp over `dims`.
+at::Tensor logsumexp_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& result,
+                              at::IntArrayRef dims, bool keepdim);
+/// Gradient of cumsum: a reversed cumulative sum.
+at::Tensor cumsum_backward(const at::Tensor& grad, int64_t dim);
 /// Gradient of cumprod (handles zeros).
 at::Tensor cumprod_backward(const at::Tensor& grad, const at::Tensor& self, int64_t dim, const at::Tensor& result);
 /// Gradient of prod over all elements / one dim (handles zeros).
 at::Tensor prod_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& result, std::optional<int64_t> dim,
                          bool keepdim);
-/// Gradients of cat: narrow the gradient back into the pieces.
+/// Gradients of cat: narrow the gradient back into the pieces. A size of -1 marks a legacy empty
+/// 1-d input (shape [0], skipped by cat), whose gradient is an empty [0] tensor.
 std::vector<at::Tensor> cat_backward(const at::Tensor& grad, const std::vector<int64_t>& sizes_along_dim, int64_t dim);
-/// sizes of each tensor along `dim` (for cat_backward).
+/// sizes of each tensor along `dim` (for cat_backward); -1 for legacy empty 1-d tensors.
 std::vector<int64_t> sizes_along(const std::vector<at::Tensor>& ts, int64_t dim);
 /// Gradient of a strided view: scatter the gradient into zeros shaped like the base.
 at::Tensor as_strided_backward(const at::Tensor& grad, at::IntArrayRef base_sizes, at::IntArrayRef base_strides,
@@ -62,6 +73,11 @@ at::Tensor as_strided_backward(const at::Tensor& grad, at::IntArrayRef base_size
 at::Tensor unfold_backward(const at::Tensor& grad, at::IntArrayRef sizes, int64_t dim, int64_t size, int64_t step);
 /// Gradient of diagonal.
 at::Tensor diagonal_backward(const at::Tensor& grad, at::IntArrayRef sizes, int64_t offset, int64_t dim1, int64_t dim2);
+/// Gradient of slice: the gradient at the selected positions, zeros elsewhere.
+at::Tensor slice_backward(const at::Tensor& grad, at::IntArrayRef sizes, int64_t dim, std::optional<int64_t> start,
+                          std::optional<int64_t> end, int64_t step);
+/// Gradient of select.int.
+at::Tensor select_int_backward(const at::Tensor& grad, at::IntArrayRef sizes, int64_t dim, int64_t index);
 /// Gradient of expand: sum over the expanded dims.
 inline at::Tensor expand_backward(const at::Tensor& grad, at::IntArrayRef sizes) { return sum_to(grad, sizes); }
 /// Gradient of permute: the inverse permutation.
@@ -71,12 +87,39 @@ inline at::Tensor squeeze_backward(const at::Tensor& grad, at::IntArrayRef sizes
 /// Gradient of softmax / log_softmax.
 at::Tensor softmax_backward(const at::Tensor& grad, const at::Tensor& output, int64_t dim);
 at::Tensor log_softmax_backward(const at::Tensor& grad, const at::Tensor& output, int64_t dim);
-/// Gradient of sort / topk: scatter values' gradient back along dim.
+/// Gradient of gather / sort / topk: scatter-add the gradient back along dim into zeros of `sizes`.
 at::Tensor gather_backward_dim(const at::Tensor& grad, at::IntArrayRef sizes, int64_t dim, const at::Tensor& indices);
 /// Gradient of index_select.
 at::Tensor index_select_backward(const at::Tensor& grad, at::IntArrayRef sizes, int64_t dim, const at::Tensor& index);
-/// Gradient of index.Tensor.
+/// Gradient of index.Tensor (undefined tensors in `indices` stand for None).
 at::Tensor index_backward(const at::Tensor& grad, at::IntArrayRef sizes, at::ScalarType dtype,
                           const c10::List<std::optional<at::Tensor>>& indices);
+at::Tensor index_backward(const at::Tensor& grad, at::IntArrayRef sizes, at::ScalarType dtype,
+                          const std::vector<at::Tensor>& indices);
+/// Gradients of index_put_: self keeps the gradient except where it was overwritten (unless
+/// accumulating); values get the gradient at the indexed positions.
+at::Tensor index_put_self_backward(const at::Tensor& grad, const std::vector<at::Tensor>& indices, bool accumulate);
+at::Tensor index_put_values_backward(const at::Tensor& grad, const std::vector<at::Tensor>& indices);
+/// Gradient of masked_select: the gradient at the selected positions (in the broadcast shape).
+at::Tensor masked_select_backward(const at::Tensor& grad, at::IntArrayRef self_sizes, const at::Tensor& mask);
+/// gather of `grad` along dim, zero-padded up to `sizes` (src of scatter_add_ may exceed index).
+at::Tensor gather_to_shape(const at::Tensor& grad, int64_t dim, const at::Tensor& index, at::IntArrayRef sizes);
+/// Gradient of scatter_.src for src: like gather_to_shape, but with repeated indices only the
+/// element the kernel wrote last (the one that survives) gets the gradient.
+at::Tensor scatter_src_backward(const at::Tensor& grad, int64_t dim, const at::Tensor& index, at::IntArrayRef src_sizes);
+
+/// Pointwise helpers.
+at::Tensor pow_backward(const at::Tensor& grad, const at::Tensor& self, const at::Scalar& exponent);
+at::Tensor pow_backward_self(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& exponent);
+at::Tensor pow_backward_exponent(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& exponent,
+                                 const at::Tensor& result);
+/// Gradient of minimum (is_max=false) / maximum for `self` against `other`; ties get half.
+at::Tensor min_max_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& other, bool is_max);
+/// Gradient of clamp: passes where min <= self <= max.
+at::Tensor clamp_backward(const at::Tensor& grad, const at::Tensor& self, const std::optional<at::Scalar>& min,
+                          const std::optional<at::Scalar>& max);
+at::Tensor silu_backward(const at::Tensor& grad, const at::Tensor& self);
+at::Tensor gelu_erf_backward(const at::Tensor& grad, const at::Tensor& self);
+at::Tensor gelu_tanh_backward(const at::Tensor& grad, const at::Tensor& self);
 
 }  // namespace torch::autograd::formulas

@@ -37,6 +37,8 @@ struct InputMetadata {
 
 /// Thread-safe global counter ordering Nodes by creation (the engine runs later Nodes first).
 uint64_t next_sequence_nr();
+/// The readable C++ name of a type from typeid(T).name(), e.g. "MyFunction" (Node::name uses it).
+std::string demangle_type_name(const char* mangled);
 
 struct Node : std::enable_shared_from_this<Node> {
   explicit Node(edge_list next = {}) : sequence_nr_(next_sequence_nr()), next_edges_(std::move(next)) {}
@@ -71,6 +73,9 @@ struct Node : std::enable_shared_from_this<Node> {
   using PreHook = std::function<at::Tensor(const at::Tensor&)>;
   void add_pre_hook(uint32_t output_nr, PreHook h) { pre_hooks_.emplace_back(output_nr, std::move(h)); }
   const std::vector<std::pair<uint32_t, PreHook>>& pre_hooks() const { return pre_hooks_; }
+  /// retain_grad() hooks: run after all pre-hooks, so .grad() shows the gradient the hooks produced.
+  void add_retains_grad_hook(uint32_t output_nr, PreHook h) { retains_grad_hooks_.emplace_back(output_nr, std::move(h)); }
+  const std::vector<std::pair<uint32_t, PreHook>>& retains_grad_hooks() const { return retains_grad_hooks_; }
 
   /// Name of the forward op that created this Node and its trace, recorded in anomaly mode.
   std::string anomaly_trace_;
@@ -81,6 +86,7 @@ struct Node : std::enable_shared_from_this<Node> {
   edge_list next_edges_;
   std::vector<InputMetadata> input_metadata_;
   std::vector<std::pair<uint32_t, PreHook>> pre_hooks_;
+  std::vector<std::pair<uint32_t, PreHook>> retains_grad_hooks_;
 };
 
 /// A Node for an op that is not differentiable (or has no formula yet): raises when reached.
@@ -91,7 +97,8 @@ struct NotImplemented : Node {
   std::string op_;
 };
 
-/// Accumulates the incoming gradient into a leaf's .grad().
+/// Accumulates the incoming gradient into a leaf's .grad(). The leaf's tensor hooks are run by
+/// the engine before apply (so that autograd::grad sees them too).
 struct AccumulateGrad : Node {
   explicit AccumulateGrad(at::Tensor variable);
   variable_list apply(variable_list&& grads) override;

@@ -1,0 +1,131 @@
+// Finite-difference checks of autograd's gradients. See gradcheck.h.
+#include <torch/autograd.h>
+#include <cmath>
+#include <sstream>
+
+namespace torch::autograd {
+namespace {
+
+std::vector<double> flat(const at::Tensor& t) {
+  at::Tensor c = t.detach().to(at::kCPU).to(at::kDouble).contiguous();
+  return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+}
+
+// Differentiable outputs (floating, defined) of fn, detached copies flattened for the numerics.
+variable_list diff_outputs(const variable_list& outs) {
+  variable_list r;
+  for (const auto& o : outs)
+    if (o.defined() && o.is_floating_point()) r.push_back(o);
+  return r;
+}
+
+}  // namespace
+
+bool gradcheck(const GradcheckFn& fn, const variable_list& inputs, const GradcheckOptions& opts, std::string* report) {
+  std::vector<size_t> wrt;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].defined() && inputs[i].requires_grad()) wrt.push_back(i);
+  EMBER_CHECK(!wrt.empty(), "[gradcheck] no input requires grad");
+  for (size_t i : wrt)
+    EMBER_CHECK(inputs[i].scalar_type() == at::kDouble, "[gradcheck] inputs should be float64 for an accurate check; input ",
+                i, " is ", c10::dtypeName(inputs[i].scalar_type()));
+
+  variable_list outs = diff_outputs(fn(inputs));
+  // Numerical Jacobian columns: perturb each input element in place (without recording).
+  // num[o][i] is a (numel(out) x numel(in)) matrix, row-major.
+  std::vector<std::vector<std::vector<double>>> num(outs.size(), std::vector<std::vector<double>>(inputs.size()));
+  for (size_t i : wrt) {
+    at::Tensor x = inputs[i].detach();  // shares storage: edits are seen by fn
+    at::Tensor xc = x.contiguous();
+    EMBER_CHECK(xc.is_same(x), "[gradcheck] inputs must be contiguous");
+    double* p = x.data_ptr<double>();
+    const int64_t n = x.numel();
+    for (size_t o = 0; o < outs.size(); ++o) num[o][i].assign(static_cast<size_t>(outs[o].numel() * n), 0.0);
+    for (int64_t k = 0; k < n; ++k) {
+      const double orig = p[k];
+      // Read each output right away: it may alias the perturbed input (views, pass-through grads).
+      // Grad mode stays as it is: the checked function may itself call autograd (gradgradcheck).
+      std::vector<std::vector<double>> plus, minus;
+      p[k] = orig + opts.eps;
+      for (const auto& t : diff_outputs(fn(inputs))) plus.push_back(flat(t));
+      p[k] = orig - opts.eps;
+      for (const auto& t : diff_outputs(fn(inputs))) minus.push_back(flat(t));
+      p[k] = orig;
+      for (size_t o = 0; o < outs.size(); ++o) {
+        const auto& fp = plus[o];
+        const auto& fm = minus[o];
+        for (size_t j = 0; j < fp.size(); ++j) num[o][i][j * n + k] = (fp[j] - fm[j]) / (2 * opts.eps);
+      }
+    }
+  }
+  // Analytical Jacobian rows: one backward per output element.
+  double worst = 0;
+  std::string where;
+  bool ok = true;
+  variable_list wrt_inputs;
+  for (size_t i : wrt) wrt_inputs.push_back(inputs[i]);
+  for (size_t o = 0; o < outs.size(); ++o) {
+    const int64_t m = outs[o].numel();
+    for (int64_t j = 0; j < m; ++j) {
+      variable_list g(wrt.size());
+      if (outs[o].requires_grad()) {  // else: an output that does not depend on the inputs (zero row)
+        at::Tensor seed = at::zeros(outs[o].sizes(), outs[o].options());
+        seed.view({-1}).select(0, j).fill_(1.0);
+        g = grad({outs[o]}, wrt_inputs, {seed}, /*retain_graph=*/true, false, /*allow_unused=*/true);
+      }
+      for (size_t w = 0; w < wrt.size(); ++w) {
+        const size_t i = wrt[w];
+        const int64_t n = inputs[i].numel();
+        std::vector<double> a = g[w].defined() ? flat(g[w]) : std::vector<double>(static_cast<size_t>(n), 0.0);
+        for (int64_t k = 0; k < n; ++k) {
+          double an = a[k], nu = num[o][i][j * n + k];
+          double err = std::fabs(an - nu);
+          double bound = opts.atol + opts.rtol * std::fabs(nu);
+          bool bad = !(err <= bound);  // NaN fails
+          if (bad) ok = false;
+          if (bad || err > worst) {
+            if (bad || where.empty() || err > worst) {
+              worst = std::isnan(err) ? INFINITY : err;
+              std::ostringstream os;
+              os << "output " << o << " element " << j << ", input " << i << " element " << k << ": analytical " << an
+                 << ", numerical " << nu << ", |difference| " << err << " (tolerance " << bound << ")";
+              where = os.str();
+            }
+          }
+        }
+      }
+    }
+  }
+  if (report) *report = (ok ? "ok; largest difference at " : "Jacobian mismatch at ") + where;
+  return ok;
+}
+
+bool gradgradcheck(const GradcheckFn& fn, const variable_list& inputs, const GradcheckOptions& opts, std::string* report) {
+  variable_list outs = diff_outputs(fn(inputs));
+  // grad_outputs are extra inputs of the checked function, so their derivatives are checked too.
+  variable_list all = inputs;
+  std::vector<size_t> wrt;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].defined() && inputs[i].requires_grad()) wrt.push_back(i);
+  for (const auto& o : outs) {
+    at::Tensor go = at::randn(o.sizes(), at::TensorOptions().dtype(at::kDouble));
+    go.requires_grad_(true);
+    all.push_back(go);
+  }
+  const size_t n_in = inputs.size();
+  GradcheckFn first = [&](const variable_list& xs) {
+    variable_list ins(xs.begin(), xs.begin() + n_in);
+    variable_list gos(xs.begin() + n_in, xs.end());
+    variable_list o = diff_outputs(fn(ins));
+    variable_list w;
+    for (size_t i : wrt) w.push_back(ins[i]);
+    variable_list g = grad(o, w, gos, /*retain_graph=*/true, /*create_graph=*/true, /*allow_unused=*/true);
+    variable_list r;
+    for (auto& t : g)
+      if (t.defined()) r.push_back(t);
+    return r;
+  };
+  return gradcheck(first, all, opts, report);
+}
+
+}  // namespace torch::autograd
