@@ -35,6 +35,7 @@ PROPS = {"sizes": ("::std::vector<int64_t>", "{x}.sizes().vec()"),
 class Formula:
     names: list  # input names this formula produces (one, or several with grad_input_mask)
     text: str
+    line: int = 0  # derivatives.yaml line of the formula (compiler errors point there via #line)
 
 
 @dataclass
@@ -50,6 +51,8 @@ class Derivative:
 
 def parse_derivatives(path: str, ops):
     entries = load_yaml(path)
+    with open(path) as f:
+        lines = f.read().split("\n")
     by_name = {op.full_name: op for op in ops}
     out = {}
     for e in entries:
@@ -79,7 +82,12 @@ def parse_derivatives(path: str, ops):
                                    f"(arguments: {', '.join(argnames)})")
                 if not argnames[n].type.is_tensor:
                     raise GenError(f"{path}:{line}: '{n}' of {name} is not a Tensor; only tensors have derivatives")
-            d.formulas.append(Formula(names, str(v)))
+            fline = line
+            for i in range(line - 1, min(len(lines), line + 40)):
+                if re.match(rf"^\s*-?\s*{re.escape(k)}\s*:", lines[i]):
+                    fline = i + 1
+                    break
+            d.formulas.append(Formula(names, str(v), fline))
         if d.output_differentiability is not None and len(d.output_differentiability) != len(op.schema.rets):
             raise GenError(f"{path}:{line}: output_differentiability has {len(d.output_differentiability)} entries; "
                            f"{name} has {len(op.schema.rets)} outputs")
@@ -227,5 +235,5 @@ def _plan_saves(op, d, path):
         t = f.text
         for pat, rep in rename.items():
             t = re.sub(pat, rep, t)
-        formulas.append((f.names, t))
+        formulas.append((f.names, t, f.line))
     return saved, formulas

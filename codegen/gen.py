@@ -305,6 +305,20 @@ class Writer:
         self.written.append(rel)
 
 
+def line_directives(text, yaml_path, out_path):
+    """Formulas are wrapped in `// @@LINE n` ... `// @@END` markers; turn them into #line directives
+    so that a compiler error in a formula is reported at derivatives.yaml:n."""
+    out = []
+    for line in text.split("\n"):
+        if line.startswith("// @@LINE "):
+            out.append(f'#line {line.split()[2]} "{yaml_path}"')
+        elif line == "// @@END":
+            out.append(f'#line {len(out) + 2} "{out_path}"')
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
 def shard_of(op, n):
     return int(hashlib.md5(op.schema.name.encode()).hexdigest(), 16) % n
 
@@ -379,9 +393,12 @@ def generate(args):
                 raise GenError(f"{args.derivatives}:{d.line}: {d.name} has no floating sample in ops.yaml to gradcheck")
             # (ops with `test: false` in ops.yaml are gradchecked by hand-written tests)
         n_shards = 4
+        dpath = os.path.abspath(args.derivatives)
         for k in range(n_shards):
-            render("Autograd.cpp.j2", f"src/Autograd_{k}.cpp",
-                   shard=[i for i in infos if shard_of(i.op.base or i.op, n_shards) == k])
+            rel = f"src/Autograd_{k}.cpp"
+            text = env.get_template("Autograd.cpp.j2").render(
+                ops=ops, shard=[i for i in infos if shard_of(i.op.base or i.op, n_shards) == k])
+            w.write(rel, line_directives(text, dpath, os.path.join(os.path.abspath(args.out), rel)))
         render("RegisterAutograd.cpp.j2", "src/RegisterAutograd.cpp", infos=infos)
         if args.tests:
             graded = [i for i in infos if i.node and i.node != "NotImplemented" and i.kind in ("functional", "inplace")

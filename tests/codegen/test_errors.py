@@ -33,6 +33,15 @@ CASES = [
 ]
 
 
+OPS_OK = "- func: foo(Tensor self, Tensor other) -> Tensor\n  pointwise: self * other\n  samples: [{self: [2], other: [2]}]\n"
+DERIV_CASES = [
+    ("derivative of unknown op", "- name: bar\n  self: grad\n", 1, "'bar' is not an op in ops.yaml"),
+    ("derivative for unknown input", "- name: foo\n  self: grad * other\n  selff: grad\n", 1, "'selff' is not an argument of foo"),
+    ("derivative without formula", "\n- name: foo\n", 2, "gives no formula"),
+    ("duplicate derivative", "- name: foo\n  self: grad\n- name: foo\n  self: grad\n", 3, "already has an entry"),
+]
+
+
 def main():
     failed = 0
     with tempfile.TemporaryDirectory() as d:
@@ -46,7 +55,21 @@ def main():
             ok = (r.returncode == 1 and err.startswith(f"{path}:{line}: ") and msg in err and "Traceback" not in err)
             print(("ok   " if ok else "FAIL ") + f"{name}: {err}")
             failed += not ok
-    print(f"{len(CASES) - failed} passed, {failed} failed")
+        for name, text, line, msg in DERIV_CASES:
+            ops = os.path.join(d, "ops.yaml")
+            with open(ops, "w") as f:
+                f.write(OPS_OK)
+            path = os.path.join(d, "derivatives.yaml")
+            with open(path, "w") as f:
+                f.write(text)
+            r = subprocess.run([sys.executable, GEN, "--ops", ops, "--derivatives", path, "--out", os.path.join(d, "out")],
+                               capture_output=True, text=True)
+            err = r.stderr.strip()
+            ok = (r.returncode == 1 and err.startswith(f"{path}:{line}: ") and msg in err and "Traceback" not in err)
+            print(("ok   " if ok else "FAIL ") + f"{name}: {err}")
+            failed += not ok
+    total = len(CASES) + len(DERIV_CASES)
+    print(f"{total - failed} passed, {failed} failed")
     return 1 if failed else 0
 
 
