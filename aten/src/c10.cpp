@@ -60,7 +60,10 @@ Device::Device(const std::string& spec) {
 
 std::string Device::str() const {
   std::string s = type_ == DeviceType::CPU ? "cpu" : "cuda";
-  if (index_ >= 0) s += ":" + std::to_string(index_);
+  if (index_ >= 0) {
+    s += ':';
+    s += std::to_string(index_);
+  }
   return s;
 }
 std::ostream& operator<<(std::ostream& os, DeviceType t) { return os << (t == DeviceType::CPU ? "cpu" : "cuda"); }

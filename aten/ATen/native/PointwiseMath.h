@@ -82,6 +82,13 @@ EMBER_HOST_DEVICE inline bool isinf(T x) {
   else return false;
 }
 
+/// Bitwise not; logical not for bool (torch.bitwise_not).
+template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+EMBER_HOST_DEVICE inline T bitwise_not_impl(T x) {
+  if constexpr (std::is_same_v<T, bool>) return !x;
+  else return static_cast<T>(~x);
+}
+
 /// max/min that propagate NaN (torch.maximum / torch.minimum semantics).
 template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
 EMBER_HOST_DEVICE inline T max_nan(T a, T b) {
