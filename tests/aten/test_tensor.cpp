@@ -340,3 +340,24 @@ TEST_CASE("integer division guards", "[tensor]") {
   CHECK_THROWS_WITH(at::div(a, b, "round"), Catch::StartsWith("[div] rounding_mode must be"));
   CHECK_THROWS_WITH(at::gelu(a.to(at::kFloat), "fast"), Catch::StartsWith("[gelu] approximate must be"));
 }
+
+TEST_CASE("transposed copies (tiled, SIMD and edge tiles) keep every element", "[tensor]") {
+  for (auto shape : std::vector<std::vector<int64_t>>{{64, 96}, {70, 45}, {9, 300}, {33, 33}}) {
+    for (auto dt : {at::kFloat, at::kDouble, at::kHalf, at::kInt}) {
+      at::Tensor a = iota(shape, dt);
+      at::Tensor c = a.t().contiguous();
+      REQUIRE(c.is_contiguous());
+      at::Tensor back = c.to(at::kDouble);
+      const double* p = back.data_ptr<double>();
+      bool ok = true;
+      for (int64_t i = 0; i < shape[1] && ok; ++i)
+        for (int64_t j = 0; j < shape[0] && ok; ++j) {
+          double want = static_cast<double>(j * shape[1] + i);
+          if (dt == at::kHalf && want > 2048) continue;  // beyond exact half integers
+          ok = p[i * shape[0] + j] == want;
+        }
+      INFO("shape " << shape[0] << "x" << shape[1] << " dtype " << c10::dtypeName(dt));
+      CHECK(ok);
+    }
+  }
+}
