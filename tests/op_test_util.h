@@ -29,6 +29,14 @@ inline at::ScalarType pick(at::ScalarType dt, at::ScalarType float_dtype) {
 at::Tensor make_input(std::vector<int64_t> shape, at::ScalarType dtype, const std::string& layout, double lo, double hi,
                       Rng& rng, int64_t index_bound = -1);
 
+/// 0, 1, 2, ... laid out in `shape` (float32 unless told), built without the ops under test.
+inline at::Tensor iota(std::vector<int64_t> shape, at::ScalarType dt = at::kFloat) {
+  at::Tensor t = at::empty(shape, at::kDouble);
+  double* p = t.data_ptr<double>();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<double>(i);
+  return t.to(dt);
+}
+
 /// Tolerance by dtype: 0 for exact types, ~1e-4 float32, 1e-10 float64, 1e-2/3e-2 for half/bfloat16.
 double tol(at::ScalarType dt);
 inline double tol(const at::Tensor& t) { return tol(t.scalar_type()); }

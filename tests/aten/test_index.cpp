@@ -10,13 +10,7 @@ using namespace at::indexing;
 using ember_test::to_double_vec;
 
 namespace {
-// 0, 1, 2, ... laid out in `shape` (float32 unless told).
-at::Tensor iota(std::vector<int64_t> shape, at::ScalarType dt = at::kFloat) {
-  at::Tensor t = at::empty(shape, at::kDouble);
-  double* p = t.data_ptr<double>();
-  for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<double>(i);
-  return t.to(dt);
-}
+using ember_test::iota;
 at::Tensor longs(std::vector<int64_t> v, std::vector<int64_t> shape = {}) {
   if (shape.empty()) shape = {static_cast<int64_t>(v.size())};
   at::Tensor t = at::empty(shape, at::kLong);

@@ -1,6 +1,7 @@
 // Hand-written tests of the tensor core: storage lifetime, views, version counters, promotion,
 // broadcasting, printing, errors, runtime kernel registration.
 #include <ATen/ATen.h>
+#include "op_test_util.h"
 #include <ATen/TensorIterator.h>
 #include <ATen/core/Dispatcher.h>
 #include <torch/cuda.h>
@@ -10,13 +11,7 @@
 #include <sstream>
 
 namespace {
-// 0, 1, 2, ... as a float tensor of the given shape (without relying on creation ops).
-at::Tensor iota(std::vector<int64_t> shape, at::ScalarType dt = at::kFloat) {
-  at::Tensor t = at::empty(shape, at::kDouble);
-  double* p = t.data_ptr<double>();
-  for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<double>(i);
-  return t.to(dt);
-}
+using ember_test::iota;
 double at_(const at::Tensor& t, std::vector<int64_t> idx) {
   at::Tensor v = t;
   for (auto i : idx) v = v.select(0, i);
