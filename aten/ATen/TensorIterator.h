@@ -13,6 +13,7 @@
 //   at::Tensor result = it.output();
 //
 // Operand 0 is the output; inputs follow. After build, every input has the common dtype.
+#include <ATen/Parallel.h>
 #include <ATen/core/Tensor.h>
 #include <initializer_list>
 
@@ -79,7 +80,7 @@ class TensorIter {
 
   /// Runs `loop(data, strides, n)` over the whole iteration space, in parallel when large.
   template <typename F>
-  void for_each(const F& loop, int64_t grain = 32768) const {
+  void for_each(const F& loop, int64_t grain = at::kGrainSize) const {
     run(&invoke<F>, const_cast<F*>(&loop), grain);
   }
   /// Runs over the linear element range [begin, end) on this thread.

@@ -4,6 +4,7 @@
 // validation that runs before any parallel loop, and a strided n-d block copy.
 #include <ATen/ATen.h>
 #include <ATen/Utils.h>
+#include <ATen/Parallel.h>
 #include <cstdint>
 #include <cstring>
 #include <omp.h>
@@ -24,7 +25,7 @@ inline void by_elsize(size_t es, const F& f) {
 }
 
 /// True when `work` elements justify an OpenMP region (and we are not inside one already).
-inline bool parallel_ok(int64_t work) { return work >= 32768 && !omp_in_parallel() && omp_get_max_threads() > 1; }
+inline bool parallel_ok(int64_t work) { return work >= at::kGrainSize && !omp_in_parallel() && omp_get_max_threads() > 1; }
 
 /// `index` as a contiguous int64 tensor; `op` names the op in the dtype error.
 inline Tensor long_index(const Tensor& index, const char* op) {

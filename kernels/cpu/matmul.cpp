@@ -199,7 +199,7 @@ void loop_gemm(const Tensor& out, const Operand& a, const Operand& b, int64_t B,
   const int64_t scb = out.stride(0), scm = out.stride(1), scn = out.stride(2);
   const int64_t asb = a.batch == 1 ? 0 : a.sb, bsb = b.batch == 1 ? 0 : b.sb;
   const int64_t rows = B * M;
-#pragma omp parallel if (rows * N * K > 32768)
+#pragma omp parallel if (rows * N * K > at::kGrainSize)
   {
     std::vector<acc_t> acc(static_cast<size_t>(N));
 #pragma omp for schedule(static)

@@ -14,6 +14,7 @@
 // the reduced range (per-thread partial accumulators merged in order) when there are too few
 // outputs to keep the threads busy. Float sums accumulate in double.
 #include <ATen/native/NativeFunctions.h>
+#include <ATen/Parallel.h>
 #include <ATen/Utils.h>
 #include <algorithm>
 #include <cmath>
@@ -26,7 +27,7 @@
 namespace at::native {
 namespace {
 
-constexpr int64_t kGrain = 32768;
+constexpr int64_t kGrain = at::kGrainSize;
 
 template <typename T>
 constexpr bool kIsFloat = std::is_floating_point_v<T> || std::is_same_v<T, c10::Half> || std::is_same_v<T, c10::BFloat16>;
@@ -661,7 +662,7 @@ void scan_loop(const T* in, T* o, int64_t outer, int64_t L, int64_t inner) {
   using acc_t = std::conditional_t<kIsFloat<T>, double, uint64_t>;
   constexpr int64_t IC = 256;
   const int64_t nb = (inner + IC - 1) / IC, tasks = outer * nb;
-  const bool par = outer * L * inner >= kGrain && tasks > 1 && !omp_in_parallel();
+  const bool par = at::parallel_worthwhile(outer * L * inner, tasks);
 #pragma omp parallel for schedule(static) if (par)
   for (int64_t t = 0; t < tasks; ++t) {
     const int64_t ob = t / nb, i0 = (t % nb) * IC, n = std::min(IC, inner - i0);

@@ -7,6 +7,7 @@
 //     processed together, striding over the softmax dim, so the inner loops vectorise.
 // Half/BFloat16 compute in float; sums accumulate in double.
 #include <ATen/native/NativeFunctions.h>
+#include <ATen/Parallel.h>
 #include <ATen/Utils.h>
 #include <ATen/native/cpu/Vec.h>
 #include <algorithm>
@@ -18,7 +19,7 @@
 namespace at::native {
 namespace {
 
-constexpr int64_t kGrain = 32768;
+constexpr int64_t kGrain = at::kGrainSize;
 
 // y[i] = exp(x[i] - mx) for i < n; returns the sum of y in double.
 template <typename T>
@@ -49,7 +50,7 @@ inline double exp_shifted(const T* x, T* y, int64_t n, T mx) {
 template <typename in_t, typename out_t>
 void softmax_lastdim(const in_t* in, out_t* out, int64_t rows, int64_t L, bool log) {
   using op_t = c10::opmath_t<in_t>;
-  const bool par = rows * L >= kGrain && rows > 1 && !omp_in_parallel();
+  const bool par = at::parallel_worthwhile(rows * L, rows);
 #pragma omp parallel if (par)
   {
     std::vector<op_t> buf(static_cast<size_t>(L)), ebuf(log ? static_cast<size_t>(L) : 0);
@@ -82,7 +83,7 @@ void softmax_strided(const in_t* in, out_t* out, int64_t outer, int64_t L, int64
   using op_t = c10::opmath_t<in_t>;
   constexpr int64_t IC = 128;
   const int64_t nb = (inner + IC - 1) / IC, tasks = outer * nb;
-  const bool par = outer * L * inner >= kGrain && tasks > 1 && !omp_in_parallel();
+  const bool par = at::parallel_worthwhile(outer * L * inner, tasks);
 #pragma omp parallel for schedule(static) if (par)
   for (int64_t t = 0; t < tasks; ++t) {
     const int64_t o = t / nb, i0 = (t % nb) * IC, n = std::min(IC, inner - i0);

@@ -2,6 +2,7 @@
 // ordered there, and written out; lines run in parallel. NaN orders as the largest value (like
 // PyTorch), and equal values keep their original order (sort is stable; topk breaks ties by index).
 #include <ATen/native/NativeFunctions.h>
+#include <ATen/Parallel.h>
 #include <ATen/Utils.h>
 #include <algorithm>
 #include <cmath>
@@ -12,7 +13,7 @@
 namespace at::native {
 namespace {
 
-constexpr int64_t kGrain = 32768;
+constexpr int64_t kGrain = at::kGrainSize;
 
 template <typename T> inline bool nan_of(T v) {
   if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
@@ -60,7 +61,7 @@ void for_lines(const Tensor& self, int64_t d, Tensor& values, Tensor& indices, i
   const T* in = static_cast<const T*>(self.data_ptr());
   T* vo = values.data_ptr<T>();
   int64_t* io = indices.data_ptr<int64_t>();
-  const bool par = self.numel() >= kGrain && l.count > 1 && !omp_in_parallel();
+  const bool par = at::parallel_worthwhile(self.numel(), l.count);
 #pragma omp parallel if (par)
   {
     std::vector<std::pair<c10::opmath_t<T>, int64_t>> buf(static_cast<size_t>(l.L));
