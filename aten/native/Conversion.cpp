@@ -2,6 +2,7 @@
 // the allocator and copy_.
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/Utils.h>
+#include <c10/util/safe_numerics.h>
 
 namespace at::native {
 
@@ -16,7 +17,7 @@ Tensor empty_generic(IntArrayRef size, TensorOptions options, std::optional<Memo
   check_options("empty", options);
   EMBER_CHECK(!memory_format || *memory_format == MemoryFormat::Contiguous || *memory_format == MemoryFormat::Preserve,
               "[empty] only contiguous memory format is supported");
-  for (int64_t s : size) EMBER_CHECK(s >= 0, "[empty] sizes must be non-negative; got ", size);
+  for (int64_t s : size) EMBER_CHECK(s >= 0, "[empty] expected non-negative sizes; got ", size);
   Tensor t = make_empty(size, options.dtype(), options.device());
   return t;
 }
@@ -29,15 +30,12 @@ Tensor empty_strided_generic(IntArrayRef size, IntArrayRef stride, TensorOptions
 
 Tensor& resize_generic(Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format) {
   EMBER_CHECK(!memory_format || *memory_format == MemoryFormat::Contiguous, "[resize_] only contiguous memory format is supported");
-  int64_t n = 1;
-  for (int64_t s : size) {
-    EMBER_CHECK(s >= 0, "[resize_] sizes must be non-negative; got ", size);
-    n *= s;
-  }
+  c10::checked_numel(size, "resize_");
   TensorImpl* impl = self.unsafeGetTensorImpl();
-  size_t need = static_cast<size_t>(n + impl->storage_offset()) * impl->itemsize();
+  const int64_t need = c10::checked_storage_nbytes(size, contiguous_strides(size), impl->storage_offset(), impl->itemsize(),
+                                                   "resize_");
   Storage st = impl->storage();
-  if (need > st.nbytes()) st.resize(need);
+  if (static_cast<size_t>(need) > st.nbytes()) st.resize(static_cast<size_t>(need));
   impl->set_sizes_contiguous(size);
   return self;
 }

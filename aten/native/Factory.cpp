@@ -5,6 +5,7 @@
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/Factory.h>
 #include <ATen/Utils.h>
+#include <c10/util/safe_numerics.h>
 #include <cmath>
 
 namespace at::native {
@@ -188,17 +189,11 @@ void call_blob_deleter(void* ctx) {
 
 Tensor wrap_blob(void* data, IntArrayRef sizes, IntArrayRef strides, c10::DataPtr ptr, const TensorOptions& options) {
   EMBER_CHECK(sizes.size() == strides.size(), "[from_blob] sizes ", sizes, " and strides ", strides, " must have the same length");
-  int64_t extent = 1;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    EMBER_CHECK(sizes[i] >= 0 && strides[i] >= 0, "[from_blob] sizes and strides must be non-negative; got sizes ", sizes,
-                ", strides ", strides);
-    if (sizes[i] == 0) { extent = 0; break; }
-    extent += (sizes[i] - 1) * strides[i];
-  }
-  EMBER_CHECK(data != nullptr || extent == 0, "[from_blob] expected a non-null data pointer for sizes ", sizes);
-  EMBER_CHECK(options.layout() == Layout::Strided, "[from_blob] only the strided layout is supported");
   const ScalarType dt = options.dtype();
-  auto storage = c10::make_intrusive<c10::StorageImpl>(static_cast<size_t>(extent) * c10::elementSize(dt), std::move(ptr),
+  const int64_t nbytes = c10::checked_storage_nbytes(sizes, strides, 0, c10::elementSize(dt), "from_blob");
+  EMBER_CHECK(data != nullptr || nbytes == 0, "[from_blob] expected a non-null data pointer for sizes ", sizes);
+  EMBER_CHECK(options.layout() == Layout::Strided, "[from_blob] only the strided layout is supported");
+  auto storage = c10::make_intrusive<c10::StorageImpl>(static_cast<size_t>(nbytes), std::move(ptr),
                                                        options.device().is_cpu() ? c10::GetCPUAllocator() : nullptr, /*resizable=*/false);
   auto impl = c10::make_intrusive<TensorImpl>(Storage(std::move(storage)), dt);
   impl->set_sizes_and_strides(sizes, strides);

@@ -2,6 +2,7 @@
 // registered for CPU and CUDA alike.
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/Utils.h>
+#include <c10/util/safe_numerics.h>
 
 namespace at::native {
 namespace {
@@ -61,22 +62,11 @@ std::optional<std::vector<int64_t>> view_strides(IntArrayRef old_sizes, IntArray
 }  // namespace
 
 Tensor as_strided_generic(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
-  int64_t off = storage_offset.value_or(self.storage_offset());
-  EMBER_CHECK(size.size() == stride.size(), "[as_strided] size ", size, " and stride ", stride, " must have the same length");
-  EMBER_CHECK(off >= 0, "[as_strided] storage offset must be non-negative; got ", off);
-  int64_t extent = 0;
-  bool empty = false;
-  for (size_t i = 0; i < size.size(); ++i) {
-    EMBER_CHECK(size[i] >= 0 && stride[i] >= 0, "[as_strided] sizes and strides must be non-negative; got size ", size,
-                " stride ", stride);
-    if (size[i] == 0) empty = true;
-    extent += (size[i] - 1) * stride[i];
-  }
-  if (!empty) {
-    int64_t need = (off + extent + 1) * static_cast<int64_t>(self.element_size());
-    EMBER_CHECK(need <= static_cast<int64_t>(self.storage().nbytes()), "[as_strided] size ", size, " stride ", stride,
-                " offset ", off, " needs ", need, " bytes but the storage has ", self.storage().nbytes());
-  }
+  const int64_t off = storage_offset.value_or(self.storage_offset());
+  const int64_t need = c10::checked_storage_nbytes(size, stride, off, self.element_size(), "as_strided");
+  EMBER_CHECK(need <= static_cast<int64_t>(self.storage().nbytes()), "[as_strided] expected a view inside the storage of ",
+              self.storage().nbytes(), " bytes; got size ", size, ", stride ", stride, " and offset ", off, ", which need ",
+              need, " bytes");
   return make_view(self, size, stride, off);
 }
 

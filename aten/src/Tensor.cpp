@@ -1,35 +1,26 @@
 // Tensor construction helpers and the non-operator Tensor methods.
 #include <ATen/ATen.h>
 #include <ATen/TensorIterator.h>
+#include <c10/util/safe_numerics.h>
 #include <omp.h>
 
 namespace at {
 
 Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device) {
-  int64_t n = 1;
-  for (int64_t s : sizes) {
-    EMBER_CHECK(s >= 0, "[empty] sizes must be non-negative; got ", sizes);
-    n *= s;
-  }
+  const int64_t n = c10::checked_numel(sizes, "empty");
+  int64_t nbytes = 0;
+  EMBER_CHECK(!c10::mul_overflows(n, static_cast<int64_t>(c10::elementSize(dtype)), &nbytes), "[empty] expected a byte size that fits in int64; sizes ", sizes,
+              " of ", c10::dtypeName(dtype), " overflow it");
   c10::Allocator* alloc = device.is_cpu() ? c10::GetCPUAllocator() : c10::GetAllocator(device.type());
-  size_t nbytes = static_cast<size_t>(n) * c10::elementSize(dtype);
-  auto impl = c10::make_intrusive<TensorImpl>(Storage::allocate(nbytes, alloc), dtype);
+  auto impl = c10::make_intrusive<TensorImpl>(Storage::allocate(static_cast<size_t>(nbytes), alloc), dtype);
   impl->set_sizes_contiguous(sizes);
   return Tensor(std::move(impl));
 }
 
 Tensor make_empty_strided_raw(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device) {
-  int64_t extent = 1;  // 1 + max offset
-  bool empty = false;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    EMBER_CHECK(sizes[i] >= 0, "[empty_strided] sizes must be non-negative; got ", sizes);
-    EMBER_CHECK(strides[i] >= 0, "[empty_strided] strides must be non-negative; got ", strides);
-    if (sizes[i] == 0) empty = true;
-    else extent += (sizes[i] - 1) * strides[i];
-  }
-  if (empty) extent = 0;
+  const int64_t nbytes = c10::checked_storage_nbytes(sizes, strides, 0, c10::elementSize(dtype), "empty_strided");
   c10::Allocator* alloc = device.is_cpu() ? c10::GetCPUAllocator() : c10::GetAllocator(device.type());
-  auto impl = c10::make_intrusive<TensorImpl>(Storage::allocate(static_cast<size_t>(extent) * c10::elementSize(dtype), alloc), dtype);
+  auto impl = c10::make_intrusive<TensorImpl>(Storage::allocate(static_cast<size_t>(nbytes), alloc), dtype);
   impl->set_sizes_and_strides(sizes, strides);
   return Tensor(std::move(impl));
 }
@@ -59,7 +50,8 @@ std::vector<int64_t> contiguous_strides(IntArrayRef sizes) {
   int64_t s = 1;
   for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
     st[i] = s;
-    s *= std::max<int64_t>(sizes[i], 1);
+    // Saturate: with a zero size elsewhere the product may exceed int64 without being wrong.
+    if (c10::mul_overflows(s, std::max<int64_t>(sizes[i], 1), &s)) s = INT64_MAX;
   }
   return st;
 }

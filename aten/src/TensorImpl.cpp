@@ -1,8 +1,59 @@
 // TensorImpl: sizes/strides bookkeeping.
 #include <c10/core/TensorImpl.h>
+#include <c10/util/safe_numerics.h>
 #include <algorithm>
 
 namespace c10 {
+
+// Note [Checked size arithmetic]
+// Sizes, strides and offsets come from users, and a product of a few of them wraps around int64
+// long before any allocation fails: {1<<62, 8} has "0" elements in wrapped arithmetic. Every place
+// that turns them into an element count (TensorImpl::refresh, so every view too) or a byte count
+// (allocation, as_strided, resize_, set_) uses the checked helpers below. Once a tensor exists,
+// numel fits in int64 and its extent fits in its storage, so kernels may index without checks.
+
+bool safe_numel(IntArrayRef sizes, int64_t* out) {
+  int64_t n = 1;
+  bool overflow = false;
+  for (int64_t s : sizes) {
+    if (s == 0) { *out = 0; return true; }
+    overflow = overflow || mul_overflows(n, s, &n);
+  }
+  *out = n;
+  return !overflow;
+}
+
+int64_t checked_numel(IntArrayRef sizes, const char* op) {
+  for (int64_t s : sizes) EMBER_CHECK(s >= 0, "[", op, "] expected non-negative sizes; got ", sizes);
+  int64_t n = 0;
+  EMBER_CHECK(safe_numel(sizes, &n), "[", op, "] expected a number of elements that fits in int64; sizes ", sizes,
+              " overflow it");
+  return n;
+}
+
+int64_t checked_storage_nbytes(IntArrayRef sizes, IntArrayRef strides, int64_t offset, size_t itemsize,
+                               const char* op) {
+  EMBER_CHECK(sizes.size() == strides.size(), "[", op, "] expected sizes and strides of the same length; got sizes ",
+              sizes, " and strides ", strides);
+  EMBER_CHECK(offset >= 0, "[", op, "] expected a non-negative storage offset; got ", offset);
+  int64_t last = 0;  // offset of the last element relative to the first
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    EMBER_CHECK(sizes[i] >= 0, "[", op, "] expected non-negative sizes; got ", sizes);
+    EMBER_CHECK(strides[i] >= 0, "[", op, "] expected non-negative strides; got ", strides);
+    if (sizes[i] == 0) return 0;
+  }
+  bool overflow = false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    int64_t span = 0;
+    overflow = overflow || mul_overflows(sizes[i] - 1, strides[i], &span) || add_overflows(last, span, &last);
+  }
+  int64_t elems = 0, bytes = 0;
+  overflow = overflow || add_overflows(last, offset, &elems) || add_overflows(elems, 1, &elems) ||
+             mul_overflows(elems, static_cast<int64_t>(itemsize), &bytes);
+  EMBER_CHECK(!overflow, "[", op, "] expected a storage size that fits in int64; sizes ", sizes, ", strides ", strides,
+              ", offset ", offset, " and element size ", itemsize, " overflow it");
+  return bytes;
+}
 
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype)
     : storage_(std::move(storage)), dtype_(dtype), device_(storage_.device()) {
@@ -14,42 +65,44 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype)
 
 TensorImpl::~TensorImpl() = default;
 
+// A 0-dim tensor has no dimension to ask about: like libtorch, size(d) and stride(d) raise for it
+// (only dim-wrapping helpers of reductions treat a scalar as having one dimension).
 int64_t TensorImpl::size(int64_t d) const {
   const int64_t nd = dim();
-  EMBER_CHECK_T(IndexError, (d >= -nd && d < nd) || (nd == 0 && (d == 0 || d == -1)),
-                "[size] dimension out of range (expected to be in range of [", -std::max<int64_t>(nd, 1), ", ",
-                std::max<int64_t>(nd, 1) - 1, "], but got ", d, ")");
-  if (nd == 0) return 1;
+  EMBER_CHECK_T(IndexError, nd > 0, "[size] expected a tensor with at least one dimension; got dim ", d,
+                " for a 0-dim tensor");
+  EMBER_CHECK_T(IndexError, d >= -nd && d < nd, "[size] expected a dimension in [", -nd, ", ", nd - 1, "]; got ", d);
   return ss_.sizes()[d < 0 ? d + nd : d];
 }
 
 int64_t TensorImpl::stride(int64_t d) const {
   const int64_t nd = dim();
-  EMBER_CHECK_T(IndexError, (d >= -nd && d < nd) || (nd == 0 && (d == 0 || d == -1)),
-                "[stride] dimension out of range (expected to be in range of [", -std::max<int64_t>(nd, 1), ", ",
-                std::max<int64_t>(nd, 1) - 1, "], but got ", d, ")");
-  if (nd == 0) return 1;
+  EMBER_CHECK_T(IndexError, nd > 0, "[stride] expected a tensor with at least one dimension; got dim ", d,
+                " for a 0-dim tensor");
+  EMBER_CHECK_T(IndexError, d >= -nd && d < nd, "[stride] expected a dimension in [", -nd, ", ", nd - 1, "]; got ", d);
   return ss_.strides()[d < 0 ? d + nd : d];
 }
 
 void TensorImpl::set_sizes_contiguous(IntArrayRef sizes) {
+  checked_numel(sizes, "empty");  // also bounds every partial product below
   ss_.resize(sizes.size());
   int64_t s = 1;
   for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
-    EMBER_CHECK(sizes[i] >= 0, "[empty] sizes must be non-negative; got ", sizes);
     ss_.sizes()[i] = sizes[i];
     ss_.strides()[i] = s;
-    s *= std::max<int64_t>(sizes[i], 1);
+    // A zero size elsewhere can leave the running product unbounded; strides then only need to be
+    // well defined, so saturate instead of wrapping.
+    if (mul_overflows(s, std::max<int64_t>(sizes[i], 1), &s)) s = INT64_MAX;
   }
   refresh();
 }
 
 void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides) {
-  EMBER_CHECK(sizes.size() == strides.size(), "[as_strided] sizes ", sizes, " and strides ", strides,
-              " must have the same length");
+  EMBER_CHECK(sizes.size() == strides.size(), "[as_strided] expected sizes and strides of the same length; got sizes ",
+              sizes, " and strides ", strides);
   ss_.resize(sizes.size());
   for (size_t i = 0; i < sizes.size(); ++i) {
-    EMBER_CHECK(sizes[i] >= 0, "[as_strided] sizes must be non-negative; got ", sizes);
+    EMBER_CHECK(sizes[i] >= 0, "[as_strided] expected non-negative sizes; got ", sizes);
     ss_.sizes()[i] = sizes[i];
     ss_.strides()[i] = strides[i];
   }
@@ -58,8 +111,9 @@ void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides) {
 
 void TensorImpl::refresh() {
   const size_t nd = ss_.dim();
-  int64_t n = 1;
-  for (size_t i = 0; i < nd; ++i) n *= ss_.sizes()[i];
+  int64_t n = 0;
+  EMBER_CHECK(safe_numel(sizes(), &n), "[view] expected a number of elements that fits in int64; sizes ", sizes(),
+              " overflow it");
   numel_ = n;
   bool c = true;
   if (n != 0) {

@@ -163,25 +163,35 @@ void TensorIter::build_raw(std::initializer_list<const Tensor*> ops) {
 }
 
 void TensorIter::compute_layout(bool allocate_output, at::IntArrayRef out_sizes, ScalarType out_dtype, const char* name) {
-  const int nd = static_cast<int>(out_sizes.size());
-  EMBER_CHECK(nd <= kMaxDims, "[", name, "] tensors with more than ", kMaxDims, " dims are not supported; got ", nd);
+  // Dims of size 1 take no part in the iteration: only the others count against kMaxDims, so a
+  // tensor of any rank works as long as at most kMaxDims of its dims have a size other than 1.
+  // live[i] = the output dim behind iteration dim i.
+  const int nd_all = static_cast<int>(out_sizes.size());
+  int live[kMaxDims];
+  int nd = 0;
   numel_ = 1;
-  for (int d = 0; d < nd; ++d) numel_ *= out_sizes[d];
+  for (int d = 0; d < nd_all; ++d) {
+    numel_ *= out_sizes[d];
+    if (out_sizes[d] == 1) continue;
+    EMBER_CHECK(nd < kMaxDims, "[", name, "] expected at most ", kMaxDims, " dims of size other than 1; got sizes ",
+                out_sizes);
+    live[nd++] = d;
+  }
 
   // Broadcast byte strides per operand, in the tensors' own dim order (outer first).
   int64_t st[kMaxOperands][kMaxDims];
   for (int k = allocate_output ? 1 : 0; k < ntensors_; ++k) {
     const Tensor& t = *ops_[k];
     const int64_t es = static_cast<int64_t>(t.element_size());
-    const int off = nd - static_cast<int>(t.dim());
+    const int off = nd_all - static_cast<int>(t.dim());
     for (int d = 0; d < nd; ++d) {
-      int td = d - off;
+      int td = live[d] - off;
       st[k][d] = (td < 0 || t.size(td) == 1) ? 0 : t.stride(td) * es;
     }
   }
   if (allocate_output) for (int d = 0; d < nd; ++d) st[0][d] = 0;
 
-  // perm[i] = original dim placed at position i, innermost first. Start from the natural order
+  // perm[i] = iteration dim placed at position i, innermost first. Start from the natural order
   // and insertion-sort by strides so that the innermost position has the smallest stride.
   int perm[kMaxDims];
   for (int i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
@@ -208,24 +218,27 @@ void TensorIter::compute_layout(bool allocate_output, at::IntArrayRef out_sizes,
     if (natural) {
       owned_[0] = at::make_empty(out_sizes, out_dtype, dev);
     } else {
-      int64_t strides[kMaxDims];
+      std::vector<int64_t> strides(static_cast<size_t>(nd_all), 0);
       int64_t s = 1;
       for (int i = 0; i < nd; ++i) {
-        strides[perm[i]] = s;
-        s *= std::max<int64_t>(out_sizes[perm[i]], 1);
+        strides[live[perm[i]]] = s;
+        s *= std::max<int64_t>(out_sizes[live[perm[i]]], 1);
       }
-      owned_[0] = at::make_empty_strided_raw(out_sizes, at::IntArrayRef(strides, nd), out_dtype, dev);
+      // A size-1 dim gets the stride it would have in a contiguous layout of the dims after it.
+      for (int d = nd_all - 1; d >= 0; --d)
+        if (out_sizes[d] == 1) strides[d] = d == nd_all - 1 ? 1 : strides[d + 1] * std::max<int64_t>(out_sizes[d + 1], 1);
+      owned_[0] = at::make_empty_strided_raw(out_sizes, strides, out_dtype, dev);
     }
     ops_[0] = &owned_[0];
     const Tensor& o = owned_[0];
     const int64_t es = static_cast<int64_t>(o.element_size());
-    for (int d = 0; d < nd; ++d) st[0][d] = out_sizes[d] == 1 ? 0 : o.stride(d) * es;
+    for (int d = 0; d < nd; ++d) st[0][d] = o.stride(live[d]) * es;
   }
 
   // Permute, then coalesce adjacent dims that are one linear run for every operand.
   int64_t sh[kMaxDims], ps[kMaxOperands][kMaxDims];
   for (int i = 0; i < nd; ++i) {
-    sh[i] = out_sizes[perm[i]];
+    sh[i] = out_sizes[live[perm[i]]];
     for (int k = 0; k < ntensors_; ++k) ps[k][i] = st[k][perm[i]];
   }
   int n = 0;

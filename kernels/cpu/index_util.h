@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 #include <ATen/Utils.h>
 #include <ATen/Parallel.h>
+#include <c10/util/SmallBuffer.h>
 #include <cstdint>
 #include <cstring>
 #include <omp.h>
@@ -41,7 +42,7 @@ inline void copy_block(T* dst, const int64_t* dst_st, const T* src, const int64_
   if (nd == 0) { *dst = *src; return; }
   for (int64_t d = 0; d < nd; ++d) if (sizes[d] == 0) return;
   const int64_t n = sizes[nd - 1], ds = dst_st[nd - 1], ss = src_st[nd - 1];
-  int64_t ctr[32] = {0};
+  c10::SmallBuffer<int64_t, 16> ctr(static_cast<size_t>(nd));
   for (;;) {
     if (ds == 1 && ss == 1) std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(T));
     else for (int64_t i = 0; i < n; ++i) dst[i * ds] = src[i * ss];

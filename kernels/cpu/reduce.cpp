@@ -16,6 +16,7 @@
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/Parallel.h>
 #include <ATen/Utils.h>
+#include <c10/util/SmallBuffer.h>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -137,7 +138,7 @@ inline void for_runs(const Geom& g, const T* base, int64_t r0, int64_t r1, const
   if (nd == 0) return f(base, int64_t(1), int64_t(1), r0);
   const int64_t inner = g.rs[nd - 1], ist = g.rst[nd - 1];
   if (nd == 1) return f(base + r0 * ist, r1 - r0, ist, r0);
-  int64_t idx[64];
+  c10::SmallBuffer<int64_t, 16> idx(static_cast<size_t>(nd));
   int64_t rem = r0, off = 0;
   for (int64_t d = nd - 1; d >= 0; --d) {
     idx[d] = rem % g.rs[d];

@@ -1,0 +1,121 @@
+// Regression tests of issue #7 (memory safety): hostile sizes, strides and offsets give a
+// c10::Error naming the op, never a wrapped-around allocation or a write past the storage.
+#include <ATen/ATen.h>
+#include "op_test_util.h"
+#include <catch2/catch.hpp>
+#include <c10/util/safe_numerics.h>
+#include <string>
+
+namespace {
+// The message of the c10::Error that `f` throws ("" when it does not throw).
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const c10::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
+}  // namespace
+
+TEST_CASE("numel overflow is an error, not a wrapped count", "[hardening]") {
+  const int64_t big = int64_t(1) << 32;
+  // 2^64 elements: the product wraps to 0 in int64.
+  std::string e = error_of([&] { at::ones({1}).expand({big, big}); });
+  CHECK(starts_with(e, "[view] expected a number of elements that fits in int64"));
+  e = error_of([&] { at::empty({int64_t(1) << 62, 8}); });
+  CHECK(starts_with(e, "[empty] expected a number of elements that fits in int64"));
+  // Fits as a count, not as bytes: 2^62 floats.
+  e = error_of([&] { at::empty({int64_t(1) << 31, int64_t(1) << 31}); });
+  CHECK(starts_with(e, "[empty] expected a byte size that fits in int64"));
+  e = error_of([&] { at::ones({1}).expand({int64_t(1) << 31, int64_t(1) << 31}).contiguous(); });
+  CHECK(starts_with(e, "[empty] expected a byte size that fits in int64"));
+  // A zero size makes any other size harmless, as in libtorch.
+  at::Tensor z = at::empty({0, int64_t(1) << 62, 8});
+  CHECK(z.numel() == 0);
+  CHECK(z.dim() == 3);
+  CHECK(at::ones({1}).expand({0, big, big}).numel() == 0);
+  CHECK(starts_with(error_of([&] { at::empty({-1}); }), "[empty] expected non-negative sizes"));
+}
+
+TEST_CASE("as_strided and empty_strided check their extent with checked arithmetic", "[hardening]") {
+  at::Tensor t = at::zeros({4});
+  // (2-1) * 2^62 + 1 elements of 4 bytes: wraps in int64 bytes.
+  std::string e = error_of([&] { t.as_strided({2}, {int64_t(1) << 62}); });
+  CHECK(starts_with(e, "[as_strided] expected a storage size that fits in int64"));
+  e = error_of([&] { t.as_strided({3}, {int64_t(1) << 61}); });  // 2^62 + 1 elements: bytes overflow
+  CHECK(starts_with(e, "[as_strided]"));
+  e = error_of([&] { t.as_strided({2, 2}, {2, 2}); });  // last element at 4: past the storage
+  CHECK(starts_with(e, "[as_strided] expected a view inside the storage of 16 bytes"));
+  e = error_of([&] { t.as_strided({1}, {1}, int64_t(1) << 62); });
+  CHECK(starts_with(e, "[as_strided]"));
+  e = error_of([&] { t.as_strided({2}, {-1}); });
+  CHECK(starts_with(e, "[as_strided] expected non-negative strides"));
+  e = error_of([&] { t.as_strided({2}, {1}, -1); });
+  CHECK(starts_with(e, "[as_strided] expected a non-negative storage offset"));
+  // In bounds: the last element exactly at the end, and empty views anywhere.
+  CHECK(t.as_strided({2, 2}, {1, 2}).numel() == 4);
+  CHECK(t.as_strided({0, 5}, {int64_t(1) << 62, 1}, 100).numel() == 0);
+  e = error_of([&] { at::empty_strided({3, 3}, {int64_t(1) << 62, 1}); });
+  CHECK(starts_with(e, "[empty_strided] expected a storage size that fits in int64"));
+  CHECK(at::empty_strided({2, 3}, {1, 2}).storage().nbytes() == 6 * sizeof(float));
+}
+
+TEST_CASE("resize_ checks the grown byte count", "[hardening]") {
+  at::Tensor t = at::zeros({2});
+  std::string e = error_of([&] { t.resize_({int64_t(1) << 62, 4}); });
+  CHECK(starts_with(e, "[resize_] expected a number of elements that fits in int64"));
+  e = error_of([&] { t.resize_({int64_t(1) << 62}); });
+  CHECK(starts_with(e, "[resize_] expected a storage size that fits in int64"));
+  CHECK(t.numel() == 2);  // unchanged after the failed calls
+  t.resize_({3, 3});
+  CHECK(t.numel() == 9);
+  CHECK(t.storage().nbytes() >= 9 * sizeof(float));
+}
+
+TEST_CASE("checked helpers", "[hardening]") {
+  int64_t n = 0;
+  CHECK(c10::safe_numel({INT64_MAX, 1}, &n));
+  CHECK(n == INT64_MAX);
+  CHECK_FALSE(c10::safe_numel({INT64_MAX, 2}, &n));
+  CHECK(c10::safe_numel({INT64_MAX, 2, 0}, &n));
+  CHECK(n == 0);
+  CHECK(c10::checked_storage_nbytes({3, 2}, {2, 1}, 1, 8, "t") == 7 * 8);
+  CHECK(c10::checked_storage_nbytes({}, {}, 0, 4, "t") == 4);  // 0-dim: one element
+  CHECK_THROWS_AS(c10::checked_storage_nbytes({2}, {INT64_MAX}, 0, 1, "t"), c10::Error);
+  CHECK_THROWS_AS(c10::checked_storage_nbytes({2}, {1}, INT64_MAX, 1, "t"), c10::Error);
+}
+
+TEST_CASE("tensors of high rank work in index and reduce kernels", "[hardening]") {
+  // 40 dims of size 1 or 2: the per-dim counters of the index and reduction helpers once lived
+  // in fixed [32] / [64] arrays.
+  std::vector<int64_t> sizes(40, 1);
+  sizes[0] = 2;
+  sizes[39] = 2;
+  sizes[20] = 2;
+  at::Tensor a = ember_test::iota(sizes, at::kFloat);
+  std::vector<int64_t> perm(40);
+  for (int64_t i = 0; i < 40; ++i) perm[i] = 39 - i;
+  at::Tensor p = a.permute(perm);
+  at::Tensor cat = at::cat({p, p}, 0);  // strided block copies over 40 dims
+  CHECK(cat.size(0) == 4);
+  CHECK(cat.sum().item<double>() == Approx(2 * 28.0));
+  // Reduce over many dims at once: every odd dim plus the three non-trivial ones.
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < 40; d += 1) if (d != 5) dims.push_back(d);
+  at::Tensor s = p.sum(dims);
+  CHECK(s.numel() == 1);
+  CHECK(s.item<double>() == Approx(28.0));
+}
+
+TEST_CASE("size and stride of a 0-dim tensor raise", "[hardening]") {
+  at::Tensor s = at::ones({});
+  CHECK_THROWS_AS(s.size(0), c10::IndexError);
+  CHECK_THROWS_AS(s.size(-1), c10::IndexError);
+  CHECK_THROWS_AS(s.stride(0), c10::IndexError);
+  CHECK(starts_with(error_of([&] { s.size(0); }), "[size] expected a tensor with at least one dimension"));
+  CHECK(at::zeros({2, 3}).size(-1) == 3);
+  CHECK_THROWS_AS(at::zeros({2, 3}).size(2), c10::IndexError);
+}
