@@ -155,6 +155,7 @@ def pw_info(op):
         "promote": base.promote,
         "dtypes": base.dtypes,
         "name": base.schema.name,
+        "require": base.require,
     }
 
 
@@ -257,7 +258,7 @@ def result_dtype(op, sample):
             v = sample.scalars[sc["name"]]
             wt = "Bool" if isinstance(v, bool) else ("Long" if isinstance(v, int) else "Float")
             wrapped_r = promote_types(wrapped_r, wt)
-        elif sc["wrapped"]:
+        elif sc["wrapped"] and not sc["optional"]:
             wrapped_r = promote_types(wrapped_r, "Long")  # default values are integers in our YAML
 
     def cat(t):

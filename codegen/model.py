@@ -356,6 +356,9 @@ class Op:
     ref: Optional[str] = None
     test: bool = True
     grad: bool = True
+    # Pointwise argument checks that need the computation dtype: [C++ condition over `dt` and the
+    # op's Scalar args, message parts...]; a part naming an argument prints its value.
+    require: list = field(default_factory=list)
 
     @property
     def full_name(self):
@@ -377,7 +380,8 @@ class Op:
 
 
 KNOWN_KEYS = {"func", "variants", "pointwise", "dispatch", "composite", "samples", "dtypes", "promote",
-              "wrapped", "family", "checks", "tol", "ref", "test", "__line__", "inplace", "out", "doc", "grad"}
+              "wrapped", "family", "checks", "tol", "ref", "test", "__line__", "inplace", "out", "doc", "grad",
+              "require"}
 
 
 def _dtypes(spec, where):
@@ -498,6 +502,12 @@ def parse_ops(path: str, text: Optional[str] = None):
                 checks={k: v for k, v in (e.get("checks", {}) or {}).items() if k != "__line__"}, tol=e.get("tol"), ref=e.get("ref"), test=e.get("test", True),
                 grad=e.get("grad", True))
         argnames = [a.name for a in schema.args]
+        for r in e.get("require", []) or []:
+            if not isinstance(r, list) or len(r) < 2 or not all(isinstance(x, str) for x in r):
+                raise GenError(f"{where}: each require entry is [condition, message parts...]")
+            if kind != "pointwise":
+                raise GenError(f"{where}: require is for pointwise ops (others check in their kernels)")
+            op.require.append({"cond": r[0], "parts": [{"arg": x in argnames, "text": x} for x in r[1:]]})
         for w in op.wrapped:
             if w not in argnames:
                 raise GenError(f"{where}: wrapped names '{w}', which is not an argument")

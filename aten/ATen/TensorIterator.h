@@ -34,11 +34,27 @@ struct PointwiseSpec {
 
 /// The dtype PyTorch's promotion gives these operands: dimensioned tensors outrank zero-dim
 /// tensors, which outrank Python-style scalars, unless a lower group has a higher category.
-at::ScalarType result_type(std::initializer_list<const at::Tensor*> tensors, std::initializer_list<at::Scalar> scalars);
+at::ScalarType result_type(std::initializer_list<const at::Tensor*> tensors, c10::ArrayRef<at::Scalar> scalars);
 /// True when a value of dtype `from` may be written into a tensor of dtype `to` (torch.can_cast).
 bool can_cast(at::ScalarType from, at::ScalarType to);
 /// The broadcast shape of two shapes; `op` names the op in the error.
 std::vector<int64_t> broadcast_shapes(const char* op, at::IntArrayRef a, at::IntArrayRef b);
+
+/// The promoting Scalars of an op whose Scalars may be absent (clamp's min/max): only the given
+/// ones take part in type promotion.
+class WrappedScalars {
+ public:
+  template <typename... A>
+  explicit WrappedScalars(const A&... args) { (add(args), ...); }
+  // Parentheses, not braces: a braced list would pick ArrayRef's initializer_list constructor.
+  operator c10::ArrayRef<at::Scalar>() const { return c10::ArrayRef<at::Scalar>(v_, n_); }
+
+ private:
+  void add(const at::Scalar& s) { v_[n_++] = s; }
+  void add(const std::optional<at::Scalar>& s) { if (s) v_[n_++] = *s; }
+  at::Scalar v_[4];
+  size_t n_ = 0;
+};
 
 class TensorIter {
  public:
@@ -48,7 +64,7 @@ class TensorIter {
 
   /// Sets up an elementwise op. `out` is null (allocate), or the tensor to write (in-place / out=).
   void build_pointwise(const PointwiseSpec& spec, at::Tensor* out, std::initializer_list<const at::Tensor*> inputs,
-                       std::initializer_list<at::Scalar> wrapped, at::DeviceType backend);
+                       c10::ArrayRef<at::Scalar> wrapped, at::DeviceType backend);
   /// Sets up dst <- src with dtype conversion (no promotion; src broadcasts to dst).
   void build_copy(const at::Tensor& dst, const at::Tensor& src);
   /// Sets up an iteration over pre-shaped operands (all with the same sizes); no dtype changes.

@@ -12,6 +12,9 @@ inline int64_t maybe_wrap_dim(int64_t dim, int64_t ndim, const char* op = "dim",
 }
 /// Row-major strides of `sizes`.
 std::vector<int64_t> contiguous_strides(IntArrayRef sizes);
+/// Dense strides that keep the memory order of (sizes, strides): what MemoryFormat::Preserve
+/// gives a tensor that is not already non-overlapping and dense.
+std::vector<int64_t> dense_strides_like(IntArrayRef sizes, IntArrayRef strides);
 /// Product of sizes.
 inline int64_t prod_sizes(IntArrayRef s) { int64_t n = 1; for (auto v : s) n *= v; return n; }
 /// at::result_type for two tensors / a tensor and a scalar (torch.result_type).

@@ -41,10 +41,9 @@ Tensor& resize_generic(Tensor& self, IntArrayRef size, std::optional<MemoryForma
 }
 
 Tensor _to_copy(const Tensor& self, TensorOptions options, bool non_blocking, std::optional<MemoryFormat> memory_format) {
-  (void)memory_format;
   ScalarType dt = options.has_dtype() ? options.dtype() : self.scalar_type();
   Device dev = options.has_device() ? options.device() : self.device();
-  Tensor out = at::empty(self.sizes(), TensorOptions().dtype(dt).device(dev));
+  Tensor out = at::empty_like(self, TensorOptions().dtype(dt).device(dev), memory_format.value_or(MemoryFormat::Preserve));
   out.copy_(self, non_blocking);
   return out;
 }
@@ -54,44 +53,41 @@ bool same_device(Device a, Device b) {
   if (a.type() != b.type()) return false;
   return !a.has_index() || !b.has_index() || a.index() == b.index();
 }
-Tensor to_impl(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device, bool non_blocking, bool copy) {
+Tensor to_impl(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device, bool non_blocking, bool copy,
+               std::optional<MemoryFormat> mf) {
   bool same = (!dtype || *dtype == self.scalar_type()) && (!device || same_device(*device, self.device()));
-  if (same && !copy) return self;
+  if (same && !copy && (!mf || *mf == MemoryFormat::Preserve || self.is_contiguous())) return self;
   TensorOptions o;
   if (dtype) o = o.dtype(*dtype);
   if (device) o = o.device(*device);
-  return at::_to_copy(self, o, non_blocking);
+  return at::_to_copy(self, o, non_blocking, mf);
 }
 }  // namespace
 
 Tensor to_dtype_layout(const Tensor& self, TensorOptions options, bool non_blocking, bool copy, std::optional<MemoryFormat> mf) {
-  (void)mf;
   check_options("to", options);
-  return to_impl(self, options.dtype_opt(), options.device_opt(), non_blocking, copy);
+  return to_impl(self, options.dtype_opt(), options.device_opt(), non_blocking, copy, mf);
 }
 Tensor to_device(const Tensor& self, Device device, ScalarType dtype, bool non_blocking, bool copy, std::optional<MemoryFormat> mf) {
-  (void)mf;
-  return to_impl(self, dtype, device, non_blocking, copy);
+  return to_impl(self, dtype, device, non_blocking, copy, mf);
 }
 Tensor to_dtype(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy, std::optional<MemoryFormat> mf) {
-  (void)mf;
-  return to_impl(self, dtype, std::nullopt, non_blocking, copy);
+  return to_impl(self, dtype, std::nullopt, non_blocking, copy, mf);
 }
 Tensor to_other(const Tensor& self, const Tensor& other, bool non_blocking, bool copy, std::optional<MemoryFormat> mf) {
-  (void)mf;
-  return to_impl(self, other.scalar_type(), other.device(), non_blocking, copy);
+  return to_impl(self, other.scalar_type(), other.device(), non_blocking, copy, mf);
 }
 
 Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
   EMBER_CHECK(memory_format == MemoryFormat::Contiguous, "[contiguous] only MemoryFormat::Contiguous is supported");
   if (self.is_contiguous()) return self;
-  return self.clone();
+  return self.clone(MemoryFormat::Contiguous);
 }
 
 Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
   EMBER_CHECK(!memory_format || *memory_format == MemoryFormat::Contiguous || *memory_format == MemoryFormat::Preserve,
               "[clone] only contiguous/preserve memory formats are supported");
-  Tensor out = at::empty(self.sizes(), self.options());
+  Tensor out = at::empty_like(self, self.options(), memory_format.value_or(MemoryFormat::Preserve));
   out.copy_(self);
   return out;
 }

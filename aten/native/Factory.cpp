@@ -120,10 +120,11 @@ Tensor empty_like(const Tensor& self, TensorOptions options, std::optional<Memor
   TensorOptions o = TensorOptions()
                         .dtype(options.has_dtype() ? options.dtype() : self.scalar_type())
                         .device(options.has_device() ? options.device() : self.device());
-  // Preserve keeps a dense tensor's layout (a transposed input gives a transposed result).
-  if (mf == MemoryFormat::Preserve && !self.is_contiguous() && self.is_non_overlapping_and_dense())
-    return at::empty_strided(self.sizes(), self.strides(), o);
-  return at::empty(self.sizes(), o);
+  // Preserve keeps a dense tensor's strides, and gives any other tensor dense strides in its
+  // memory order (a transposed slice gives a transposed result; an expanded one a contiguous one).
+  if (mf == MemoryFormat::Contiguous || self.is_contiguous()) return at::empty(self.sizes(), o);
+  if (self.is_non_overlapping_and_dense()) return at::empty_strided(self.sizes(), self.strides(), o);
+  return at::empty_strided(self.sizes(), dense_strides_like(self.sizes(), self.strides()), o);
 }
 
 Tensor zeros_like(const Tensor& self, TensorOptions options, std::optional<MemoryFormat> memory_format) {

@@ -23,8 +23,12 @@ Tensor mean_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::
   const ScalarType dt = dtype.value_or(self.scalar_type());
   EMBER_CHECK(isFloatingType(dt), "[mean] expected a floating point input or a floating dtype=; got input ",
               c10::dtypeName(self.scalar_type()), dtype ? " with dtype=" : "", dtype ? c10::dtypeName(*dtype) : "");
-  Tensor s = at::sum(self, dim, keepdim, dt);
-  return at::div(s, Scalar(static_cast<double>(reduced_count("mean", self, dim))));
+  // Half/BFloat16 sum and divide in float and round once at the end: a Half sum of 100000 ones is
+  // inf, their mean is 1.
+  const bool narrow = dt == kHalf || dt == kBFloat16;
+  Tensor s = at::sum(self, dim, keepdim, narrow ? kFloat : dt);
+  Tensor m = at::div(s, Scalar(static_cast<double>(reduced_count("mean", self, dim))));
+  return narrow ? m.to(dt) : m;
 }
 
 Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {

@@ -27,37 +27,57 @@ std::vector<int64_t> infer_size(const char* op, IntArrayRef shape, int64_t numel
   return out;
 }
 
-// Strides for viewing (sizes, strides) as `shape` without a copy, if possible (PyTorch's
-// computeStride): every run of merged old dims must be contiguous within itself.
+// Note [When a reshape can be a view]
+// Memory addressed by a strided tensor splits into "runs": maximal groups of adjacent dims that
+// step through memory as one dim would (dim d folds into the run of the dim after it when
+// stride[d] == stride[next] * size[next]; size-1 dims step nowhere and fold into anything). A
+// new shape can address the same elements without a copy exactly when its dims, read innermost
+// first, can be cut into consecutive groups whose element counts equal the runs' counts, in the
+// same order: each group then re-slices one run, and a new dim's stride is the run's innermost
+// stride times the sizes of the group's dims inside it.
+struct Run {
+  int64_t numel;
+  int64_t stride;  // of the run's innermost element step
+};
+
 std::optional<std::vector<int64_t>> view_strides(IntArrayRef old_sizes, IntArrayRef old_strides, IntArrayRef shape) {
-  std::vector<int64_t> nst(shape.size());
-  if (old_sizes.empty()) { for (auto& s : nst) s = 1; return nst; }
-  int64_t numel = prod_sizes(old_sizes);
-  if (numel == 0) {
+  const int64_t nd_new = static_cast<int64_t>(shape.size());
+  std::vector<int64_t> out(static_cast<size_t>(nd_new), 1);
+  if (prod_sizes(old_sizes) == 0) {
+    // No element to address: any strides are valid; keep the old ones when nothing changes.
     if (old_sizes == shape) return old_strides.vec();
     return contiguous_strides(shape);
   }
-  int64_t view_d = static_cast<int64_t>(shape.size()) - 1;
-  int64_t chunk_base_stride = old_strides.back();
-  int64_t tensor_numel = 1, view_numel = 1;
+  // Runs, innermost first.
+  std::vector<Run> runs;
+  int64_t prev = -1;  // the last non-size-1 dim seen (inner side)
   for (int64_t d = static_cast<int64_t>(old_sizes.size()) - 1; d >= 0; --d) {
-    tensor_numel *= old_sizes[d];
-    if (d == 0 || (old_sizes[d - 1] != 1 && old_strides[d - 1] != tensor_numel * chunk_base_stride)) {
-      while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1)) {
-        nst[view_d] = view_numel * chunk_base_stride;
-        view_numel *= shape[view_d];
-        --view_d;
-      }
-      if (view_numel != tensor_numel) return std::nullopt;
-      if (d > 0) {
-        chunk_base_stride = old_strides[d - 1];
-        tensor_numel = 1;
-        view_numel = 1;
-      }
-    }
+    if (old_sizes[d] == 1) continue;
+    const bool continues = prev >= 0 && old_strides[d] == old_strides[prev] * old_sizes[prev];
+    if (continues) runs.back().numel *= old_sizes[d];
+    else runs.push_back({old_sizes[d], old_strides[d]});
+    prev = d;
   }
-  if (view_d != -1) return std::nullopt;
-  return nst;
+  // Cut the new dims, innermost first, into one group per run.
+  int64_t d = nd_new - 1;
+  int64_t step = old_sizes.empty() ? 1 : old_strides.back();  // stride given to size-1 dims before any run
+  for (const Run& run : runs) {
+    int64_t covered = 1;
+    while (d >= 0 && covered < run.numel) {
+      out[d] = run.stride * covered;
+      covered *= shape[d];
+      --d;
+    }
+    if (covered != run.numel) return std::nullopt;  // a new dim straddles two runs
+    step = run.stride * run.numel;
+    // Size-1 dims right outside the group stay with it.
+    while (d >= 0 && shape[d] == 1) out[d--] = step;
+  }
+  while (d >= 0) {
+    if (shape[d] != 1) return std::nullopt;  // more new elements than old ones (cannot happen: numel matches)
+    out[d--] = step;
+  }
+  return out;
 }
 }  // namespace
 
@@ -73,15 +93,16 @@ Tensor as_strided_generic(const Tensor& self, IntArrayRef size, IntArrayRef stri
 Tensor view_generic(const Tensor& self, IntArrayRef size) {
   auto shape = infer_size("view", size, self.numel());
   auto st = view_strides(self.sizes(), self.strides(), shape);
-  EMBER_CHECK(st.has_value(), "[view] view size ", size, " is not compatible with input tensor's size ", self.sizes(),
-              " and stride ", self.strides(), " (at least one dimension spans across two contiguous subspaces); use .reshape(...) instead");
+  EMBER_CHECK(st.has_value(), "[view] expected a shape whose dims each lie within one contiguous run of the input; got shape ",
+              size, " for an input with sizes ", self.sizes(), " and strides ", self.strides(),
+              " (reshape() copies when a view is impossible)");
   return make_view(self, shape, *st, self.storage_offset());
 }
 
 Tensor reshape(const Tensor& self, IntArrayRef shape) {
   auto sz = infer_size("reshape", shape, self.numel());
   if (view_strides(self.sizes(), self.strides(), sz)) return self.view(sz);
-  return self.clone().view(sz);
+  return self.clone(MemoryFormat::Contiguous).view(sz);
 }
 
 Tensor flatten_using_ints(const Tensor& self, int64_t start_dim, int64_t end_dim) {

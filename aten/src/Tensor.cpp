@@ -56,6 +56,30 @@ std::vector<int64_t> contiguous_strides(IntArrayRef sizes) {
   return st;
 }
 
+std::vector<int64_t> dense_strides_like(IntArrayRef sizes, IntArrayRef strides) {
+  // Order the dims innermost-first by stride with a stable insertion sort; a size-1 or stride-0
+  // dim says nothing about the order and never moves past another (the iteration engine's rule,
+  // so an elementwise result and a clone of the same input agree).
+  const int64_t nd = static_cast<int64_t>(sizes.size());
+  auto key = [&](int64_t d) { return sizes[d] == 1 ? int64_t(0) : strides[d]; };
+  std::vector<int64_t> perm(static_cast<size_t>(nd));
+  for (int64_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
+  for (int64_t i = 1; i < nd; ++i) {
+    for (int64_t j = i; j > 0; --j) {
+      const int64_t inner = key(perm[j - 1]), outer = key(perm[j]);
+      if (inner != 0 && outer != 0 && outer < inner) std::swap(perm[j - 1], perm[j]);
+      else break;
+    }
+  }
+  std::vector<int64_t> out(static_cast<size_t>(nd));
+  int64_t s = 1;
+  for (int64_t d : perm) {
+    out[d] = s;
+    if (c10::mul_overflows(s, std::max<int64_t>(sizes[d], 1), &s)) s = INT64_MAX;
+  }
+  return out;
+}
+
 bool Tensor::is_contiguous(MemoryFormat fmt) const {
   EMBER_CHECK(fmt == MemoryFormat::Contiguous || fmt == MemoryFormat::Preserve,
               "[is_contiguous] only MemoryFormat::Contiguous is supported");

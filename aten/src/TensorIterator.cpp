@@ -21,7 +21,7 @@ ScalarType wrapped_dtype(ScalarType t) {
 }
 }  // namespace
 
-ScalarType result_type(std::initializer_list<const Tensor*> tensors, std::initializer_list<at::Scalar> scalars) {
+ScalarType result_type(std::initializer_list<const Tensor*> tensors, c10::ArrayRef<at::Scalar> scalars) {
   ScalarType dim = ScalarType::Undefined, zero = ScalarType::Undefined, wrapped = ScalarType::Undefined;
   for (const Tensor* t : tensors) {
     if (!t || !t->defined()) continue;
@@ -54,7 +54,7 @@ std::vector<int64_t> broadcast_shapes(const char* op, at::IntArrayRef a, at::Int
 }
 
 void TensorIter::build_pointwise(const PointwiseSpec& spec, Tensor* out, std::initializer_list<const Tensor*> inputs,
-                                 std::initializer_list<at::Scalar> wrapped, at::DeviceType backend) {
+                                 c10::ArrayRef<at::Scalar> wrapped, at::DeviceType backend) {
   const char* name = spec.name;
   EMBER_INTERNAL_ASSERT(inputs.size() + 1 <= kMaxOperands, "too many operands");
   ntensors_ = static_cast<int>(inputs.size()) + 1;

@@ -113,7 +113,9 @@ Tensor& copy_cpu(Tensor& self, const Tensor& src, bool non_blocking) {
         for (int64_t i = 0; i < n; ++i) {
           src_t v = *reinterpret_cast<const src_t*>(data[1] + i * s[1]);
           dst_t* o = reinterpret_cast<dst_t*>(data[0] + i * s[0]);
-          if constexpr (std::is_same_v<dst_t, bool>) *o = static_cast<float>(v) != 0.0f;
+          // To bool: compare in the source's own type (through float only for Half/BFloat16), so
+          // a double 1e-50 is true.
+          if constexpr (std::is_same_v<dst_t, bool>) *o = static_cast<c10::opmath_t<src_t>>(v) != c10::opmath_t<src_t>(0);
           else if constexpr (std::is_same_v<src_t, c10::Half> || std::is_same_v<src_t, c10::BFloat16>) *o = static_cast<dst_t>(static_cast<float>(v));
           else *o = static_cast<dst_t>(v);
         }

@@ -189,13 +189,22 @@ EMBER_HOST_DEVICE inline T floor_div(T a, T b) {
     return q;
   }
 }
-/// Replaces NaN, +inf, -inf (torch.nan_to_num); the bounds are passed resolved.
-template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+/// The largest finite value of the storage type S, as the computation type T (a Half tensor
+/// computes in float, but its infinities must become Half's max, not float's).
+template <typename S, typename T>
+EMBER_HOST_DEVICE inline T storage_finite_max() {
+  if constexpr (std::is_same_v<S, c10::Half>) return static_cast<T>(65504.0f);
+  else if constexpr (std::is_same_v<S, c10::BFloat16>) return static_cast<T>(3.38953139e38f);
+  else return std::numeric_limits<T>::max();
+}
+/// Replaces NaN, +inf, -inf (torch.nan_to_num); S is the tensor's storage type, whose finite
+/// range gives the default replacements of the infinities.
+template <typename S, typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
 EMBER_HOST_DEVICE inline T nan_to_num_impl(T x, T nan, bool has_nan, T posinf, bool has_pos, T neginf, bool has_neg) {
   if constexpr (std::is_floating_point_v<T>) {
     if (x != x) return has_nan ? nan : T(0);
-    if (x == std::numeric_limits<T>::infinity()) return has_pos ? posinf : std::numeric_limits<T>::max();
-    if (x == -std::numeric_limits<T>::infinity()) return has_neg ? neginf : std::numeric_limits<T>::lowest();
+    if (x == std::numeric_limits<T>::infinity()) return has_pos ? posinf : storage_finite_max<S, T>();
+    if (x == -std::numeric_limits<T>::infinity()) return has_neg ? neginf : -storage_finite_max<S, T>();
   }
   return x;
 }

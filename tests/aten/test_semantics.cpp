@@ -1,0 +1,159 @@
+// Regression tests of issue #7 (wrong results): each expected value below was recorded from
+// libtorch 2.15 (the PyPI wheel) on the same call, not computed from Ember's own kernels.
+#include <ATen/ATen.h>
+#include "op_test_util.h"
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+
+namespace {
+std::vector<double> values(const at::Tensor& t) {
+  at::Tensor c = t.to(at::kDouble).contiguous();
+  const double* p = c.data_ptr<double>();
+  return std::vector<double>(p, p + c.numel());
+}
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const c10::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+at::Tensor longs(std::vector<int64_t> v) { return at::tensor(v, at::kLong); }
+}  // namespace
+
+TEST_CASE("clamp with floating bounds promotes an integer tensor", "[semantics]") {
+  at::Tensor t = longs({1, 5, 9});
+  at::Tensor r = at::clamp(t, 2.5, 7.5);
+  CHECK(r.scalar_type() == at::kFloat);
+  CHECK(values(r) == std::vector<double>{2.5, 5, 7.5});
+  r = at::clamp_min(t, 2.5);
+  CHECK(r.scalar_type() == at::kFloat);
+  CHECK(values(r) == std::vector<double>{2.5, 5, 9});
+  r = at::clamp_max(t, 2.5);
+  CHECK(r.scalar_type() == at::kFloat);
+  CHECK(values(r) == std::vector<double>{1, 2.5, 2.5});
+  // Integer bounds keep the dtype; only one bound given counts.
+  r = at::clamp(t, 2, 7);
+  CHECK(r.scalar_type() == at::kLong);
+  CHECK(values(r) == std::vector<double>{2, 5, 7});
+  r = at::clamp(t, std::nullopt, 4);
+  CHECK(r.scalar_type() == at::kLong);
+  // In place the promoted result cannot go back into the integer tensor.
+  CHECK_THROWS_AS(t.clamp_(2.5, 7.5), c10::Error);
+  CHECK_THROWS_AS(t.clamp_min_(2.5), c10::Error);
+  CHECK(values(t) == std::vector<double>{1, 5, 9});
+}
+
+TEST_CASE("nan_to_num replaces infinities with the storage dtype's finite max", "[semantics]") {
+  at::Tensor src = at::tensor(std::vector<double>{NAN, INFINITY, -INFINITY, 1.0});
+  CHECK(values(at::nan_to_num(src.to(at::kHalf))) == std::vector<double>{0, 65504, -65504, 1});
+  CHECK(values(at::nan_to_num(src.to(at::kBFloat16))) ==
+        std::vector<double>{0, 3.3895313892515355e+38, -3.3895313892515355e+38, 1});
+  CHECK(values(at::nan_to_num(src.to(at::kFloat))) ==
+        std::vector<double>{0, 3.4028234663852886e+38, -3.4028234663852886e+38, 1});
+  CHECK(values(at::nan_to_num(src)) == std::vector<double>{0, 1.7976931348623157e+308, -1.7976931348623157e+308, 1});
+  // An explicit bound past Half's range rounds to inf, as in libtorch.
+  auto v = values(at::nan_to_num(src.to(at::kHalf), 0.0, 1e10));
+  CHECK(std::isinf(v[1]));
+  CHECK(v[2] == -65504);
+}
+
+TEST_CASE("Half and BFloat16 reductions accumulate in float", "[semantics]") {
+  at::Tensor m = at::ones({100000}, at::kHalf).mean();
+  CHECK(m.scalar_type() == at::kHalf);
+  CHECK(m.item<double>() == 1.0);
+  CHECK(at::ones({100000}, at::kBFloat16).mean().item<double>() == 1.0);
+  // The sum rounds once, at the end: 100000 in BFloat16 is 99840; 70000 overflows Half.
+  CHECK(at::ones({100000}, at::kBFloat16).sum().item<double>() == 99840.0);
+  CHECK(std::isinf(at::full({70000}, 1.0, at::kHalf).sum().item<double>()));
+  // Along a dim too.
+  at::Tensor md = at::ones({3, 100000}, at::kHalf).mean(1);
+  CHECK(values(md) == std::vector<double>{1, 1, 1});
+}
+
+TEST_CASE("integer pow to a negative integer scalar raises", "[semantics]") {
+  at::Tensor t = longs({2, 3});
+  std::string e = error_of([&] { at::pow(t, -1); });
+  CHECK(e.rfind("[pow] expected a non-negative exponent for an integer tensor", 0) == 0);
+  CHECK_THROWS_AS(at::pow(t, -2), c10::Error);
+  CHECK_THROWS_AS(t.pow_(-1), c10::Error);
+  // A tensor exponent does not raise: 1/x truncates (1 and -1 survive).
+  CHECK(values(at::pow(t, longs({-1, -2}))) == std::vector<double>{0, 0});
+  CHECK(values(at::pow(longs({1, -1}), longs({-1, -3}))) == std::vector<double>{1, -1});
+  // A float exponent promotes instead.
+  at::Tensor f = at::pow(longs({2}), 0.5);
+  CHECK(f.scalar_type() == at::kFloat);
+  CHECK(f.item<double>() == Approx(1.4142135381698608));
+  CHECK(values(at::pow(t, 0)) == std::vector<double>{1, 1});
+}
+
+TEST_CASE("casting to bool tests the value in its own type", "[semantics]") {
+  CHECK(at::tensor(std::vector<double>{1e-50}).to(at::kBool).item<bool>());
+  CHECK(at::tensor(std::vector<float>{1e-40f}).to(at::kBool).item<bool>());  // a float denormal
+  CHECK(at::tensor(std::vector<double>{NAN}).to(at::kBool).item<bool>());
+  CHECK_FALSE(at::tensor(std::vector<double>{-0.0}).to(at::kBool).item<bool>());
+  CHECK(at::tensor(std::vector<int64_t>{int64_t(1) << 40}).to(at::kBool).item<bool>());
+  // Strided source goes through the same conversion.
+  at::Tensor s = at::tensor(std::vector<double>{1e-300, 0, 1e-320, 0}).slice(0, 0, 4, 2);
+  CHECK(values(s.to(at::kBool)) == std::vector<double>{1, 1});
+}
+
+TEST_CASE("matmul with zero inner or batch dims gives zeros of the right shape", "[semantics]") {
+  at::Tensor r = at::matmul(at::ones({3, 0}), at::ones({0, 4}));
+  CHECK(r.sizes().vec() == std::vector<int64_t>{3, 4});
+  CHECK(values(r) == std::vector<double>(12, 0.0));
+  r = at::matmul(at::ones({2, 3, 0}), at::ones({2, 0, 5}));
+  CHECK(r.sizes().vec() == std::vector<int64_t>{2, 3, 5});
+  CHECK(r.abs().sum().item<double>() == 0.0);
+  CHECK(at::matmul(at::ones({0, 3, 4}), at::ones({0, 4, 5})).sizes().vec() == std::vector<int64_t>{0, 3, 5});
+  CHECK(at::bmm(at::ones({2, 3, 0}), at::ones({2, 0, 4})).abs().sum().item<double>() == 0.0);
+  r = at::matmul(at::ones({0}), at::ones({0}));
+  CHECK(r.dim() == 0);
+  CHECK(r.item<double>() == 0.0);
+  CHECK(at::matmul(at::ones({0, 3}), at::ones({3})).sizes().vec() == std::vector<int64_t>{0});
+  CHECK(values(at::addmm(at::ones({2, 2}), at::ones({2, 0}), at::ones({0, 2}))) == std::vector<double>(4, 1.0));
+}
+
+TEST_CASE("clone and to keep the input's memory order", "[semantics]") {
+  at::Tensor x = at::arange(24.).view({2, 3, 4}).permute({2, 0, 1});  // strides [1, 12, 4]
+  const std::vector<int64_t> xs{1, 12, 4};
+  CHECK(x.clone().strides().vec() == xs);
+  CHECK(x.clone(at::MemoryFormat::Preserve).strides().vec() == xs);
+  CHECK(x.to(at::kDouble).strides().vec() == xs);
+  CHECK(x.to(at::kFloat, false, /*copy=*/true).strides().vec() == xs);
+  CHECK(x.clone(at::MemoryFormat::Contiguous).is_contiguous());
+  CHECK(values(x.clone()) == values(x));
+  // Not dense: a transposed step-slice gets dense strides in its memory order.
+  at::Tensor y = at::arange(48.).view({4, 12}).slice(1, 0, 12, 2).t();  // sizes [6, 4], strides [2, 12]
+  CHECK(y.clone(at::MemoryFormat::Preserve).strides().vec() == std::vector<int64_t>{1, 6});
+  CHECK(y.to(at::kDouble).strides().vec() == std::vector<int64_t>{1, 6});
+  CHECK(values(y.clone()) == values(y));
+  // Expanded: stride 0 says nothing about order; the result is row-major.
+  at::Tensor z = at::ones({3, 1}).expand({3, 4});
+  CHECK(z.clone().strides().vec() == std::vector<int64_t>{4, 1});
+  CHECK(z.to(at::kDouble).strides().vec() == std::vector<int64_t>{4, 1});
+  // reshape of a non-viewable input still works (it copies into row-major order).
+  CHECK(values(x.reshape({24})) == values(x.contiguous().view({24})));
+}
+
+TEST_CASE("view strides follow the runs of the input", "[semantics]") {
+  at::Tensor x = at::arange(12.).view({3, 4}).t();
+  CHECK_THROWS_WITH(x.view({12}), Catch::StartsWith("[view] expected a shape whose dims each lie within one contiguous run"));
+  CHECK(x.view({2, 2, 3}).strides().vec() == std::vector<int64_t>{2, 1, 4});
+  at::Tensor t = at::arange(24.).view({2, 3, 4}).transpose(1, 2);
+  CHECK_THROWS_AS(t.view({2, 12}), c10::Error);
+  CHECK(t.view({2, 2, 2, 3}).strides().vec() == std::vector<int64_t>{12, 2, 1, 4});
+  CHECK(at::zeros({2, 3}).view({3, -1}).strides().vec() == std::vector<int64_t>{2, 1});
+  // Size-1 dims anywhere, empty tensors, 0-dim.
+  at::Tensor u = at::arange(6.).view({2, 1, 3}).slice(2, 0, 3, 1);
+  CHECK(values(u.view({1, 6, 1})) == values(at::arange(6.)));
+  CHECK(at::zeros({0, 4}).view({2, 0, 2}).numel() == 0);
+  CHECK(at::ones({}).view({1, 1}).sizes().vec() == std::vector<int64_t>{1, 1});
+  CHECK(at::ones({1, 1}).view({}).dim() == 0);
+  // A step-sliced run is still one run.
+  at::Tensor s = at::arange(16.).slice(0, 0, 16, 2);
+  CHECK(s.view({2, 4}).strides().vec() == std::vector<int64_t>{8, 2});
+}
