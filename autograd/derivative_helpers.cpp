@@ -131,6 +131,13 @@ at::Tensor select_backward_dim(const at::Tensor& grad, at::IntArrayRef sizes, in
   return at::zeros(sizes, grad.options()).scatter_add(dim, idx, g);
 }
 
+at::Tensor extremum_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& result) {
+  const bool nan_result = result.isnan().item<bool>();
+  at::Tensor mask = (nan_result ? self.isnan() : self == result).to(grad.scalar_type());
+  at::Tensor count = mask.sum();
+  return grad * mask / count;
+}
+
 at::Tensor evenly_distribute_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& result,
                                       at::OptionalIntArrayRef dims, bool keepdim) {
   const int64_t nd = self.dim();

@@ -117,8 +117,15 @@ Tensor Tensor::index(std::initializer_list<indexing::TensorIndex> indices) const
 Tensor& Tensor::index_put_(ArrayRef<indexing::TensorIndex> indices, const Tensor& rhs) {
   c10::List<std::optional<Tensor>> tensors;
   Tensor view = apply_basic(*this, indices, tensors);
-  if (tensors.empty()) view.copy_(rhs);
-  else at::index_put_(view, tensors, rhs);
+  if (tensors.empty()) {
+    view.copy_(rhs);
+  } else if (tensors.size() == 1 && tensors[0].has_value() && tensors[0]->scalar_type() == kBool && rhs.dim() == 0 &&
+             rhs.device() == view.device() && tensors[0]->sizes() == view.sizes()) {
+    // x[mask] = 0-dim value is a masked fill, which converts the value (as libtorch does).
+    view.masked_fill_(*tensors[0], rhs);
+  } else {
+    at::index_put_(view, tensors, rhs);
+  }
   return *this;
 }
 

@@ -1,6 +1,7 @@
 // The iteration engine. See the usage example in ATen/TensorIterator.h.
 #include <ATen/TensorIterator.h>
 #include <ATen/ATen.h>
+#include <ATen/MemoryOverlap.h>
 #include <algorithm>
 #include <omp.h>
 
@@ -120,16 +121,17 @@ void TensorIter::build_pointwise(const PointwiseSpec& spec, Tensor* out, std::in
     } else if (out->sizes() != shape) {
       out->resize_(shape);
     }
-    for (int64_t d = 0; d < out->dim(); ++d)
-      EMBER_CHECK(out->stride(d) != 0 || out->size(d) <= 1, "[", name,
-                  "] unsupported operation: more than one element of the written-to tensor refers to a single memory location");
-    // Write straight into `out` when the dtype matches and no input partially overlaps it.
+    at::check_no_internal_overlap(*out, name);
+    // Write straight into `out` when the dtype matches. An input that partly overlaps the output
+    // is an error (as in libtorch); one whose overlap is too costly to decide is read from a
+    // copy of the result instead, so the answer never depends on the visiting order.
     bool direct = out->scalar_type() == result;
-    for (int i = 1; i < ntensors_ && direct; ++i) {
-      const Tensor& in = *ops_[i];
-      if (in.is_alias_of(*out) && !(in.storage_offset() == out->storage_offset() && in.strides() == out->strides() &&
-                                     in.sizes() == out->sizes()))
-        direct = false;
+    for (const Tensor* t : inputs) {
+      const at::MemOverlap o = at::mem_overlap(*out, *t);
+      EMBER_CHECK(o != at::MemOverlap::Partial, "[", name,
+                  "] expected inputs that share no memory with the output, or exactly the output's elements; got an "
+                  "input that overlaps part of it (clone() the input first)");
+      if (o == at::MemOverlap::Unknown) direct = false;
     }
     if (direct) {
       ops_[0] = out;

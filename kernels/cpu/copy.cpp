@@ -1,6 +1,7 @@
 // copy_ (with dtype conversion and broadcasting) and fill_ on the CPU.
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/TensorIterator.h>
+#include <ATen/MemoryOverlap.h>
 #include <cstring>
 #include <immintrin.h>
 
@@ -91,17 +92,16 @@ Tensor& copy_cpu(Tensor& self, const Tensor& src, bool non_blocking) {
     return self.copy_(host);
   }
   EMBER_CHECK(self.is_cpu(), "[copy_] expected a CPU destination; got ", self.device());
-  for (int64_t d = 0; d < self.dim(); ++d)
-    EMBER_CHECK(self.stride(d) != 0 || self.size(d) <= 1, "[copy_] unsupported operation: more than one element of the "
-                "written-to tensor refers to a single memory location");
+  at::check_no_internal_overlap(self, "copy_");
+  at::check_no_partial_overlap(self, src, "copy_");
   // Fast path: same dtype, both contiguous, same shape.
   if (self.scalar_type() == src.scalar_type() && self.is_contiguous() && src.is_contiguous() && self.sizes() == src.sizes()) {
     if (self.numel() > 0 && self.data_ptr() != src.data_ptr()) std::memmove(self.data_ptr(), src.data_ptr(), self.nbytes());
     return self;
   }
   Tensor source = src;
-  // A source overlapping the destination is copied out first.
-  if (src.is_alias_of(self)) source = src.clone();
+  // A source whose overlap with the destination is unknown (neither is dense) is copied out first.
+  if (at::mem_overlap(self, src) != at::MemOverlap::None) source = src.clone();
   ember::TensorIter it;
   it.build_copy(self, source);
   if (try_tiled_copy(it, self.element_size())) return self;
@@ -126,9 +126,7 @@ Tensor& copy_cpu(Tensor& self, const Tensor& src, bool non_blocking) {
 }
 
 Tensor& fill_cpu(Tensor& self, const Scalar& value) {
-  for (int64_t d = 0; d < self.dim(); ++d)
-    EMBER_CHECK(self.stride(d) != 0 || self.size(d) <= 1, "[fill_] unsupported operation: more than one element of the "
-                "written-to tensor refers to a single memory location");
+  at::check_no_internal_overlap(self, "fill_");
   EMBER_DISPATCH_ALL(self.scalar_type(), "fill_", [&] {
     const scalar_t v = value.to<scalar_t>();
     ember::TensorIter it;

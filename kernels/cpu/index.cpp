@@ -428,7 +428,10 @@ Tensor& index_put_cpu_(Tensor& self, const c10::List<std::optional<Tensor>>& ind
     fits = values.size(-d) == 1 || values.size(-d) == ai.result_shape[ai.result_shape.size() - d];
   EMBER_CHECK(fits, "[index_put_] shape mismatch: value tensor of shape ", values.sizes(),
               " cannot be broadcast to indexing result of shape ", IntArrayRef(ai.result_shape));
-  Tensor v = values.scalar_type() == self.scalar_type() ? values : values.to(self.scalar_type());
+  EMBER_CHECK(values.scalar_type() == self.scalar_type(), "[index_put_] expected values of the destination's dtype ",
+              c10::dtypeName(self.scalar_type()), "; got ", c10::dtypeName(values.scalar_type()),
+              " (convert them with .to() first)");
+  Tensor v = values;
   if (v.is_alias_of(self)) v = v.clone();
   v = v.expand(ai.result_shape).permute(ai.work_perm);
   move_blocks(ai, v, /*to_src=*/true, accumulate);

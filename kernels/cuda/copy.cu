@@ -5,6 +5,7 @@
 // transfer only ever moves a dense block of bytes.
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/native/cuda/Loops.cuh>
+#include <ATen/MemoryOverlap.h>
 #include <cstring>
 
 namespace at::native {
@@ -22,12 +23,6 @@ struct FillFn {
   T value;
   EMBER_HOST_DEVICE T operator()() const { return value; }
 };
-
-void check_no_internal_overlap(const Tensor& t, const char* op) {
-  for (int64_t d = 0; d < t.dim(); ++d)
-    EMBER_CHECK(t.stride(d) != 0 || t.size(d) <= 1, "[", op, "] unsupported operation: more than one element of the "
-                "written-to tensor refers to a single memory location");
-}
 
 bool dense_same(const Tensor& a, const Tensor& b) {
   return a.scalar_type() == b.scalar_type() && a.sizes() == b.sizes() && a.is_contiguous() && b.is_contiguous();
@@ -102,8 +97,8 @@ Tensor& copy_device_to_device(Tensor& self, const Tensor& src) {
                                            dense.device().index(), dense.nbytes(), ::ember::cuda::current_stream()));
     }
     source = here;
-  } else if (src.is_alias_of(self)) {
-    // An overlapping source is copied out first.
+  } else if (at::mem_overlap(self, src) != at::MemOverlap::None) {
+    // A source whose overlap with the destination is unknown (neither is dense) is copied out first.
     source = src.clone();
   }
   ::ember::cuda::DeviceGuard guard(self.device().index());
@@ -126,7 +121,8 @@ Tensor& copy_cuda(Tensor& self, const Tensor& src, bool non_blocking) {
               src.device());
   EMBER_CHECK(src.sizes() == self.sizes() || ember::broadcast_shapes("copy_", self.sizes(), src.sizes()) == self.sizes().vec(),
               "[copy_] source of shape ", src.sizes(), " does not broadcast to destination of shape ", self.sizes());
-  check_no_internal_overlap(self, "copy_");
+  at::check_no_internal_overlap(self, "copy_");
+  at::check_no_partial_overlap(self, src, "copy_");
   if (self.numel() == 0) return self;
   if (self.is_cuda() && src.is_cuda()) copy_device_to_device(self, src);
   else if (self.is_cuda()) copy_host_to_device(self, src);
@@ -135,7 +131,7 @@ Tensor& copy_cuda(Tensor& self, const Tensor& src, bool non_blocking) {
 }
 
 Tensor& fill_cuda(Tensor& self, const Scalar& value) {
-  check_no_internal_overlap(self, "fill_");
+  at::check_no_internal_overlap(self, "fill_");
   EMBER_CHECK(self.is_cuda(), "[fill_] expected a CUDA tensor; got ", self.device());
   if (self.numel() == 0) return self;
   ::ember::cuda::DeviceGuard guard(self.device().index());

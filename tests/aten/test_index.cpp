@@ -122,10 +122,18 @@ TEST_CASE("index_put_: assignment, accumulate, duplicates", "[index]") {
   w.fill_(0);
   at::index_put_(w, idx_list({longs({2, 2})}), longs({7, 9}));
   CHECK(to_double_vec(w) == V{0, 0, 9});
-  // Broadcast values, int values into a float tensor.
+  // Broadcast values; values of another dtype raise (libtorch does too), with or without a mask.
   at::Tensor g = iota({2, 3});
-  g.index_put_({Slice(), longs({0, 2})}, longs({-1, -2}));
+  g.index_put_({Slice(), longs({0, 2})}, longs({-1, -2}).to(at::kFloat));
   CHECK(to_double_vec(g) == V{-1, 1, -2, -1, 4, -2});
+  CHECK_THROWS_WITH(g.index_put_({Slice(), longs({0, 2})}, longs({-1, -2})),
+                    Catch::StartsWith("[index_put_] expected values of the destination's dtype float32; got int64"));
+  CHECK_THROWS_AS(g.index_put_({g.gt(0)}, at::ones({3}, at::kDouble)), c10::Error);
+  CHECK_THROWS_AS(g.index_put_({longs({0})}, at::ones({}, at::kDouble)), c10::Error);
+  CHECK(to_double_vec(g) == V{-1, 1, -2, -1, 4, -2});
+  // ... except x[mask] = 0-dim value, a masked fill that converts it.
+  g.index_put_({g.lt(0)}, at::full({}, 7.0, at::kDouble));
+  CHECK(to_double_vec(g) == V{7, 1, 7, 7, 4, 7});
   // Functional variant leaves self alone.
   at::Tensor f = iota({3});
   at::Tensor f2 = at::index_put(f, idx_list({longs({0})}), iota({1}).add(9));

@@ -42,6 +42,9 @@ at::Tensor sum_backward(const at::Tensor& grad, at::IntArrayRef sizes, at::Optio
 /// Gradient of a reduction that selected elements (max/min along a dim): scatter into zeros.
 at::Tensor select_backward_dim(const at::Tensor& grad, at::IntArrayRef sizes, int64_t dim, const at::Tensor& indices, bool keepdim);
 /// Gradient of a full max/min/amax/amin: split evenly among the elements equal to the result.
+/// Full max()/min(): the gradient is shared evenly by the elements equal to the result, or, when
+/// the result is NaN, by the NaN elements (the ones that made it NaN).
+at::Tensor extremum_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& result);
 at::Tensor evenly_distribute_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& result,
                                       at::OptionalIntArrayRef dims, bool keepdim);
 /// Gradient of var with `correction` over `dims`.
