@@ -70,10 +70,7 @@ void backward(const variable_list& tensors, const variable_list& grad_tensors, s
 namespace at {
 using namespace torch::autograd;
 
-bool Tensor::is_leaf() const {
-  AutogradMeta* m = impl::get_autograd_meta(*this);
-  return !m || !m->grad_fn_;
-}
+bool Tensor::is_leaf() const { return !impl::grad_fn(*this); }
 
 void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph,
                       std::optional<TensorList> inputs) const {
@@ -94,9 +91,9 @@ Tensor& Tensor::mutable_grad() const { return impl::materialize_autograd_meta(*t
 
 const Tensor& Tensor::requires_grad_(bool requires_grad) const {
   AutogradMeta* m = impl::get_autograd_meta(*this);
-  if (m && m->grad_fn_) {
-    EMBER_CHECK(requires_grad, "[requires_grad_] you can only change requires_grad flags of leaf variables. If you want to "
-                "use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+  if (m && impl::grad_fn(*this)) {
+    EMBER_CHECK(requires_grad, "[requires_grad_] expected a leaf tensor to switch requires_grad off; got a tensor "
+                "with history (use .detach() for a copy without it)");
     return *this;
   }
   EMBER_CHECK(!requires_grad || is_floating_point(), "[requires_grad_] only Tensors of floating point dtype can require "
@@ -112,7 +109,8 @@ Tensor& Tensor::set_requires_grad(bool requires_grad) {
 }
 
 void Tensor::retain_grad() const {
-  EMBER_CHECK(requires_grad(), "[retain_grad] can't retain_grad on Tensor that has requires_grad=False");
+  EMBER_CHECK(requires_grad(), "[retain_grad] expected a tensor that requires grad; got one that does not");
+  impl::grad_fn(*this);
   AutogradMeta* m = impl::materialize_autograd_meta(*this);
   if (!m->grad_fn_ || m->retains_grad_) return;
   m->retains_grad_ = true;
@@ -129,11 +127,7 @@ bool Tensor::retains_grad() const {
   return m && m->retains_grad_;
 }
 
-const std::shared_ptr<Node>& Tensor::grad_fn() const {
-  static const std::shared_ptr<Node> none;
-  AutogradMeta* m = impl::get_autograd_meta(*this);
-  return m ? m->grad_fn_ : none;
-}
+const std::shared_ptr<Node>& Tensor::grad_fn() const { return impl::grad_fn(*this); }
 
 uint32_t Tensor::output_nr() const {
   AutogradMeta* m = impl::get_autograd_meta(*this);
@@ -141,7 +135,8 @@ uint32_t Tensor::output_nr() const {
 }
 
 unsigned Tensor::_register_hook(std::function<Tensor(const Tensor&)> hook) const {
-  EMBER_CHECK(requires_grad(), "[register_hook] cannot register a hook on a tensor that doesn't require gradient");
+  EMBER_CHECK(requires_grad(), "[register_hook] expected a tensor that requires grad; got one that does not");
+  impl::grad_fn(*this);
   AutogradMeta* m = impl::materialize_autograd_meta(*this);
   if (m->grad_fn_) {
     m->grad_fn_->add_pre_hook(m->output_nr_, std::move(hook));

@@ -53,6 +53,15 @@ struct ViewOfBase : Node {
 
 }  // namespace
 
+std::shared_ptr<Node> make_view_of_base_node(const at::Tensor& view, const at::Tensor& base) {
+  Geometry bg{base.sizes().vec(), base.strides().vec(), 0};
+  Geometry vg{view.sizes().vec(), view.strides().vec(), view.storage_offset() - base.storage_offset()};
+  auto v = std::make_shared<ViewOfBase>(bg, vg);
+  v->add_next_edge(gradient_edge(base));
+  v->set_input_metadata(0, InputMetadata{view.sizes().vec(), view.scalar_type(), view.device()});
+  return v;
+}
+
 void rebase_view_history(const at::Tensor& view, const std::shared_ptr<Node>& fn) {
   AutogradMeta* vm = impl::get_autograd_meta(view);
   const at::Tensor base = vm->base_;

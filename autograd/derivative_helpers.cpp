@@ -1,6 +1,7 @@
 // Helpers for derivatives.yaml formulas. Every helper is written with at:: ops, so a backward
 // that uses it can itself be differentiated (double backward).
 #include <torch/csrc/autograd/derivative_helpers.h>
+#include <ATen/core/Dispatcher.h>
 #include <ATen/TensorIterator.h>
 #include <ATen/Utils.h>
 #include <algorithm>
@@ -9,12 +10,25 @@
 namespace torch::autograd {
 
 void mark_view(const at::Tensor& view, const at::Tensor& base) {
-  if (!view.defined()) return;
+  if (!view.defined() || !view.is_floating_point()) return;
   AutogradMeta* m = impl::materialize_autograd_meta(view);
-  m->is_view_ = true;
   AutogradMeta* bm = impl::get_autograd_meta(base);
-  m->base_ = (bm && bm->is_view_) ? bm->base_ : base;
+  const bool base_is_view = bm && bm->is_view_ && bm->base_.defined();
+  m->is_view_ = true;
+  m->base_ = base_is_view ? bm->base_ : base;
+  // A view of a view made under no_grad stays "made under no_grad".
+  m->view_made_without_grad_ = !at::GradMode::is_enabled() || (base_is_view && bm->view_made_without_grad_);
+  m->view_version_ = view._version();
 }
+namespace {
+// Views made outside the Autograd row reach mark_view through the core's hook.
+struct InstallViewHook {
+  InstallViewHook() {
+    ember::dispatch::view_hook = [](const at::Tensor& view, const at::Tensor& base) { mark_view(view, base); };
+  }
+} install_view_hook;
+}  // namespace
+
 void mark_view(const std::vector<at::Tensor>& views, const at::Tensor& base) {
   for (const auto& v : views) mark_view(v, base);
 }

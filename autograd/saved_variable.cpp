@@ -16,26 +16,28 @@ SavedVariable::SavedVariable(const at::Tensor& t, bool is_output) {
     data_ = t.detach();
   } else {
     data_ = t;
-    is_leaf_ = !meta || !meta->grad_fn_;
+    is_leaf_ = !impl::grad_fn(t);
   }
 }
 
 at::Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
   if (!defined_) return at::Tensor();
-  EMBER_CHECK(!was_released_, "[autograd] Trying to backward through the graph a second time (or directly access saved "
-              "tensors after they have already been freed). Saved intermediate values of the graph are freed when you call "
-              ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second "
-              "time or if you need to access saved tensors after calling backward.");
+  EMBER_CHECK(!was_released_, "[autograd] expected saved tensors that are still held; got a graph whose saved tensors "
+              "were freed by an earlier backward() or grad() (pass retain_graph=true to the first call to run the "
+              "graph again)");
   if (data_._version() != saved_version_) {
     std::string who = saved_for ? saved_for->name() : "a backward function";
-    throw c10::Error(c10::str("[autograd] one of the variables needed for gradient computation has been modified by an "
-                              "inplace operation: [", data_.toString(), " ", data_.sizes(), "], which is ",
-                              is_output_ ? "output " : "input ", output_nr_, " of ", who, ", is at version ",
-                              data_._version(), "; expected version ", saved_version_, " instead."));
+    throw c10::Error(c10::str("[autograd] expected ", who, "'s saved ", is_output_ ? "output " : "input ", output_nr_,
+                              " (", data_.toString(), " ", data_.sizes(), ") at version ", saved_version_,
+                              ", the version it had when saved; got version ", data_._version(),
+                              ": an in-place op modified it after it was saved (clone it before the in-place op, "
+                              "or use an out-of-place op)"));
   }
   if (!is_output_ || !requires_grad_ || !saved_for) return data_;
   at::Tensor r = data_.detach();
-  set_history(r, saved_for, output_nr_);
+  // Only r's own metadata changes: the node's input metadata was recorded in forward and may be
+  // read concurrently by another backward pass sharing this node.
+  impl::set_grad_fn_only(r, saved_for, output_nr_);
   return r;
 }
 

@@ -112,6 +112,14 @@ def inplace_sample_ok(op, s):
     return pw_shape(op, s) == s.tensors["self"]["shape"]
 
 
+def view_primitive(op):
+    """A view op with its own kernel (not a composite over other views): the at:: function records
+    the view for autograd when the call did not go through the Autograd row."""
+    rets = op.schema.rets
+    return (op.kind != "composite" and len(rets) == 1 and rets[0].type.alias is not None
+            and not rets[0].type.mutable and op.variant_kind == "functional")
+
+
 def has_options(op):
     return cpp_ret_type(op.schema.rets) == "at::Tensor" and any(
         c.type == "at::TensorOptions" for c in cpp_args(op.schema, "", with_defaults=False))
@@ -348,7 +356,7 @@ def generate(args):
     tdir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(tdir), trim_blocks=True, lstrip_blocks=True,
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
-    env.globals.update(HEADER=HEADER, params=params, arg_names=arg_names, fn_type=fn_type,
+    env.globals.update(HEADER=HEADER, view_primitive=view_primitive, params=params, arg_names=arg_names, fn_type=fn_type,
                        dispatch_args=dispatch_args, mutable_args=mutable_args, list_args=list_args, has_options=has_options, inplace_sample_ok=inplace_sample_ok,
                        optional_edge=optional_edge, arg_checks=arg_checks, kernel_name=kernel_name,
                        cpp_ret_type=cpp_ret_type, ret_is_ref=ret_is_ref, pw_info=pw_info, CPP_DTYPE=CPP_DTYPE,

@@ -6,9 +6,15 @@ namespace at {
 /// Wraps a possibly negative dim into [0, ndim); `op` names the op in the error.
 inline int64_t maybe_wrap_dim(int64_t dim, int64_t ndim, const char* op = "dim", bool scalar_ok = true) {
   if (ndim <= 0 && scalar_ok) ndim = 1;
-  EMBER_CHECK_T(IndexError, dim >= -ndim && dim < ndim, "[", op, "] dimension out of range (expected to be in range of [",
-                -ndim, ", ", ndim - 1, "], but got ", dim, ")");
+  EMBER_CHECK_T(IndexError, dim >= -ndim && dim < ndim, "[", op, "] expected a dimension in [", -ndim, ", ",
+                ndim - 1, "]; got ", dim);
   return dim < 0 ? dim + ndim : dim;
+}
+/// `t`, a tensor just made and filled in place, with its version restarted at 0 (as libtorch
+/// reports for factory results); see TensorImpl::reset_version_of_new_tensor.
+inline Tensor new_tensor_version(Tensor t) {
+  t.unsafeGetTensorImpl()->reset_version_of_new_tensor();
+  return t;
 }
 /// Row-major strides of `sizes`.
 std::vector<int64_t> contiguous_strides(IntArrayRef sizes);

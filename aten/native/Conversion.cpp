@@ -45,7 +45,7 @@ Tensor _to_copy(const Tensor& self, TensorOptions options, bool non_blocking, st
   Device dev = options.has_device() ? options.device() : self.device();
   Tensor out = at::empty_like(self, TensorOptions().dtype(dt).device(dev), memory_format.value_or(MemoryFormat::Preserve));
   out.copy_(self, non_blocking);
-  return out;
+  return new_tensor_version(std::move(out));
 }
 
 namespace {
@@ -89,7 +89,7 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
               "[clone] only contiguous/preserve memory formats are supported");
   Tensor out = at::empty_like(self, self.options(), memory_format.value_or(MemoryFormat::Preserve));
   out.copy_(self);
-  return out;
+  return new_tensor_version(std::move(out));
 }
 
 }  // namespace at::native

@@ -41,9 +41,9 @@ void fill_indexed(Tensor& t, const F& f) {
 }
 }  // namespace
 
-Tensor zeros(IntArrayRef size, TensorOptions options) { return at::empty(size, options).zero_(); }
+Tensor zeros(IntArrayRef size, TensorOptions options) { return new_tensor_version(at::empty(size, options).zero_()); }
 
-Tensor ones(IntArrayRef size, TensorOptions options) { return at::empty(size, options).fill_(1); }
+Tensor ones(IntArrayRef size, TensorOptions options) { return new_tensor_version(at::empty(size, options).fill_(1)); }
 
 Tensor full(IntArrayRef size, const Scalar& fill_value, TensorOptions options) {
   if (!options.has_dtype()) {
@@ -51,7 +51,7 @@ Tensor full(IntArrayRef size, const Scalar& fill_value, TensorOptions options) {
     ScalarType dt = fill_value.isBoolean() ? kBool : fill_value.isIntegral(false) ? kLong : get_default_dtype();
     options = options.dtype(dt);
   }
-  return at::empty(size, options).fill_(fill_value);
+  return new_tensor_version(at::empty(size, options).fill_(fill_value));
 }
 
 Tensor arange_start_step(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions options) {
@@ -59,8 +59,8 @@ Tensor arange_start_step(const Scalar& start, const Scalar& end, const Scalar& s
   ScalarType dt = options.has_dtype() ? options.dtype() : (all_int ? kLong : get_default_dtype());
   const double s = start.toDouble(), e = end.toDouble(), st = step.toDouble();
   EMBER_CHECK(std::isfinite(s) && std::isfinite(e), "[arange] start and end must be finite; got start ", s, ", end ", e);
-  EMBER_CHECK(st != 0, "[arange] step must be nonzero; got start ", s, ", end ", e, ", step ", st);
-  EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "[arange] upper bound and lower bound inconsistent with step sign; got start ",
+  EMBER_CHECK(st != 0, "[arange] expected a nonzero step; got start ", s, ", end ", e, ", step ", st);
+  EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "[arange] expected end - start to be zero or of the same sign as step; got start ",
               s, ", end ", e, ", step ", st);
   int64_t n;
   if (all_int) {
@@ -88,7 +88,7 @@ Tensor arange(const Scalar& end, TensorOptions options) { return at::arange(0, e
 Tensor arange_start(const Scalar& start, const Scalar& end, TensorOptions options) { return at::arange(start, end, 1, options); }
 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOptions options) {
-  EMBER_CHECK(steps >= 0, "[linspace] number of steps must be non-negative; got ", steps);
+  EMBER_CHECK(steps >= 0, "[linspace] expected a non-negative number of steps; got ", steps);
   ScalarType dt = options.has_dtype() ? options.dtype() : get_default_dtype();
   Tensor out = at::empty({steps}, host(dt));
   const double a = start.toDouble(), b = end.toDouble();
@@ -104,11 +104,11 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOpt
 }
 
 Tensor eye_m(int64_t n, int64_t m, TensorOptions options) {
-  EMBER_CHECK(n >= 0, "[eye] n must be greater or equal to 0; got ", n);
-  EMBER_CHECK(m >= 0, "[eye] m must be greater or equal to 0; got ", m);
+  EMBER_CHECK(n >= 0, "[eye] expected n >= 0; got ", n);
+  EMBER_CHECK(m >= 0, "[eye] expected m >= 0; got ", m);
   Tensor out = at::zeros({n, m}, options);
   if (n > 0 && m > 0) out.diagonal().fill_(1);
-  return out;
+  return new_tensor_version(std::move(out));
 }
 
 Tensor eye(int64_t n, TensorOptions options) { return at::eye(n, n, options); }
@@ -128,34 +128,34 @@ Tensor empty_like(const Tensor& self, TensorOptions options, std::optional<Memor
 }
 
 Tensor zeros_like(const Tensor& self, TensorOptions options, std::optional<MemoryFormat> memory_format) {
-  return at::empty_like(self, options, memory_format).zero_();
+  return new_tensor_version(at::empty_like(self, options, memory_format).zero_());
 }
 
 Tensor ones_like(const Tensor& self, TensorOptions options, std::optional<MemoryFormat> memory_format) {
-  return at::empty_like(self, options, memory_format).fill_(1);
+  return new_tensor_version(at::empty_like(self, options, memory_format).fill_(1));
 }
 
 Tensor full_like(const Tensor& self, const Scalar& fill_value, TensorOptions options, std::optional<MemoryFormat> memory_format) {
-  return at::empty_like(self, options, memory_format).fill_(fill_value);
+  return new_tensor_version(at::empty_like(self, options, memory_format).fill_(fill_value));
 }
 
 Tensor& zero_(Tensor& self) { return self.fill_(0); }
 
 // ---------------------------------------------------------------- random factories
 Tensor rand_generator(IntArrayRef size, std::optional<Generator> generator, TensorOptions options) {
-  return at::empty(size, options).uniform_(0, 1, generator);
+  return new_tensor_version(at::empty(size, options).uniform_(0, 1, generator));
 }
 Tensor rand(IntArrayRef size, TensorOptions options) { return at::rand(size, std::nullopt, options); }
 
 Tensor randn_generator(IntArrayRef size, std::optional<Generator> generator, TensorOptions options) {
-  return at::empty(size, options).normal_(0, 1, generator);
+  return new_tensor_version(at::empty(size, options).normal_(0, 1, generator));
 }
 Tensor randn(IntArrayRef size, TensorOptions options) { return at::randn(size, std::nullopt, options); }
 
 Tensor randint_low_generator(int64_t low, int64_t high, IntArrayRef size, std::optional<Generator> generator, TensorOptions options) {
   EMBER_CHECK(low < high, "[randint] expected low < high; got low ", low, ", high ", high);
   if (!options.has_dtype()) options = options.dtype(kLong);  // libtorch's randint default
-  return at::empty(size, options).random_(low, high, generator);
+  return new_tensor_version(at::empty(size, options).random_(low, high, generator));
 }
 Tensor randint_low(int64_t low, int64_t high, IntArrayRef size, TensorOptions options) {
   return at::randint(low, high, size, std::nullopt, options);
@@ -166,10 +166,10 @@ Tensor randint_generator(int64_t high, IntArrayRef size, std::optional<Generator
 Tensor randint(int64_t high, IntArrayRef size, TensorOptions options) { return at::randint(0, high, size, std::nullopt, options); }
 
 Tensor rand_like(const Tensor& self, TensorOptions options, std::optional<MemoryFormat> memory_format) {
-  return at::empty_like(self, options, memory_format).uniform_(0, 1);
+  return new_tensor_version(at::empty_like(self, options, memory_format).uniform_(0, 1));
 }
 Tensor randn_like(const Tensor& self, TensorOptions options, std::optional<MemoryFormat> memory_format) {
-  return at::empty_like(self, options, memory_format).normal_(0, 1);
+  return new_tensor_version(at::empty_like(self, options, memory_format).normal_(0, 1));
 }
 
 }  // namespace at::native

@@ -16,10 +16,10 @@ Tensor fresh_copy(const Tensor& self) {
 }  // namespace
 
 Tensor stack(TensorList tensors, int64_t dim) {
-  EMBER_CHECK(!tensors.empty(), "[stack] expected a non-empty list of tensors");
+  EMBER_CHECK(!tensors.empty(), "[stack] expected at least one tensor; got an empty list");
   for (size_t i = 1; i < tensors.size(); ++i)
-    EMBER_CHECK(tensors[i].sizes() == tensors[0].sizes(), "[stack] expects each tensor to be equal size, but got ",
-                tensors[0].sizes(), " at entry 0 and ", tensors[i].sizes(), " at entry ", i);
+    EMBER_CHECK(tensors[i].sizes() == tensors[0].sizes(), "[stack] expected every tensor to have the same shape; got ",
+                tensors[0].sizes(), " for tensor 0 and ", tensors[i].sizes(), " for tensor ", i);
   dim = maybe_wrap_dim(dim, tensors[0].dim() + 1, "stack");
   std::vector<Tensor> parts;
   parts.reserve(tensors.size());
@@ -44,8 +44,8 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
 }
 
 Tensor& masked_fill__Tensor(Tensor& self, const Tensor& mask, const Tensor& value) {
-  EMBER_CHECK(value.dim() == 0, "[masked_fill_] only supports a 0-dimensional value tensor, but got tensor with ",
-              value.dim(), " dimension(s)");
+  EMBER_CHECK(value.dim() == 0, "[masked_fill_] expected a 0-dim value tensor; got one with ", value.dim(),
+              " dimension(s)");
   return self.masked_fill_(mask, value.item());
 }
 
@@ -58,8 +58,8 @@ Tensor masked_fill_Scalar(const Tensor& self, const Tensor& mask, const Scalar& 
 }
 
 Tensor masked_fill_Tensor(const Tensor& self, const Tensor& mask, const Tensor& value) {
-  EMBER_CHECK(value.dim() == 0, "[masked_fill] only supports a 0-dimensional value tensor, but got tensor with ",
-              value.dim(), " dimension(s)");
+  EMBER_CHECK(value.dim() == 0, "[masked_fill] expected a 0-dim value tensor; got one with ", value.dim(),
+              " dimension(s)");
   return masked_fill_Scalar(self, mask, value.item());
 }
 
@@ -82,13 +82,13 @@ Tensor triu(const Tensor& self, int64_t diagonal) {
 // ---------------------------------------------------------------- roll / repeat / constant_pad_nd
 Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   if (dims.empty()) {
-    EMBER_CHECK(shifts.size() == 1, "[roll] shifts and dimensions must align: without dims, expected 1 shift; got ",
-                shifts.size());
+    EMBER_CHECK(shifts.size() == 1, "[roll] expected exactly 1 shift when no dims are given; got ",
+                shifts.size(), " shifts");
     const int64_t dim0 = 0;
     return at::native::roll(self.reshape({-1}), shifts, IntArrayRef(dim0)).view(self.sizes());
   }
-  EMBER_CHECK(shifts.size() == dims.size(), "[roll] shifts and dimensions must align. shifts: ", shifts.size(),
-              ", dims: ", dims.size());
+  EMBER_CHECK(shifts.size() == dims.size(), "[roll] expected as many shifts as dims; got ", shifts.size(),
+              " shifts and ", dims.size(), " dims");
   Tensor out = self;
   for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t d = maybe_wrap_dim(dims[i], self.dim(), "roll");
@@ -104,9 +104,9 @@ Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
 
 Tensor repeat(const Tensor& self, IntArrayRef repeats) {
   const int64_t nr = static_cast<int64_t>(repeats.size()), nd = self.dim();
-  EMBER_CHECK(nr >= nd, "[repeat] number of dimensions of repeat dims (", nr,
-              ") can not be smaller than number of dimensions of tensor (", nd, ")");
-  for (int64_t r : repeats) EMBER_CHECK(r >= 0, "[repeat] repeats must be non-negative; got ", repeats);
+  EMBER_CHECK(nr >= nd, "[repeat] expected at least as many repeat sizes as the tensor has dims (", nd,
+              "); got ", nr, " repeat sizes");
+  for (int64_t r : repeats) EMBER_CHECK(r >= 0, "[repeat] expected non-negative repeat sizes; got ", repeats);
   // View self as [1, s0, 1, s1, ...] (leading dims padded with 1), expand the 1s to the repeats,
   // then materialise and merge each (r, s) pair.
   std::vector<int64_t> interleaved, expanded, final_shape;
@@ -124,15 +124,15 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats) {
 
 Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value) {
   const int64_t nd = self.dim(), np = static_cast<int64_t>(pad.size());
-  EMBER_CHECK(np % 2 == 0, "[constant_pad_nd] padding length must be divisible by 2; got ", np);
-  EMBER_CHECK(np / 2 <= nd, "[constant_pad_nd] padding length (", np, ") is too large for a tensor with ", nd,
-              " dimensions");
+  EMBER_CHECK(np % 2 == 0, "[constant_pad_nd] expected an even number of padding values; got ", np);
+  EMBER_CHECK(np / 2 <= nd, "[constant_pad_nd] expected at most 2 padding values per dim of the ", nd,
+              "-dim input; got ", np, " padding values");
   std::vector<int64_t> shape = self.sizes().vec();
   for (int64_t i = 0; i < np / 2; ++i) {
     const int64_t d = nd - 1 - i;
     shape[d] = self.size(d) + pad[2 * i] + pad[2 * i + 1];
-    EMBER_CHECK(shape[d] >= 0, "[constant_pad_nd] the input size ", self.size(d), " plus padding ", pad[2 * i], " and ",
-                pad[2 * i + 1], " resulted in a negative output size ", shape[d], " for dimension ", d);
+    EMBER_CHECK(shape[d] >= 0, "[constant_pad_nd] expected a non-negative output size for dim ", d, "; got ",
+                shape[d], " (input size ", self.size(d), ", padding ", pad[2 * i], " and ", pad[2 * i + 1], ")");
   }
   Tensor out = at::empty(shape, self.options());
   out.fill_(value);

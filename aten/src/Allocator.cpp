@@ -41,7 +41,7 @@ void SetAllocator(DeviceType t, Allocator* alloc) { g_allocators[static_cast<int
 void Storage::resize(size_t nbytes) {
   StorageImpl* s = impl_.get();
   if (nbytes <= s->nbytes_) return;
-  EMBER_CHECK(s->resizable_, "[resize_] trying to resize storage that is not resizable (e.g. from_blob memory)");
+  EMBER_CHECK(s->resizable_, "[resize_] expected a resizable storage; got one that is not resizable (e.g. from_blob memory)");
   DataPtr fresh = s->allocator_->allocate(nbytes);
   if (s->nbytes_ > 0 && s->data_ptr_.get()) s->allocator_->copy_data(fresh.get(), s->data_ptr_.get(), s->nbytes_);
   s->data_ptr_ = std::move(fresh);

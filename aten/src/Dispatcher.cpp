@@ -12,6 +12,7 @@ std::atomic<void*> table[kNumOps][c10::kNumDispatchKeys];
 thread_local bool tls_grad_enabled = true;
 thread_local bool tls_below_autograd = false;
 thread_local bool tls_inference_mode = false;
+ViewHook view_hook = nullptr;
 
 void* set_kernel(OpId id, c10::DispatchKey key, void* fn) {
   EMBER_CHECK(static_cast<uint32_t>(id) < kNumOps, "[register_kernel] unknown op id ", static_cast<uint32_t>(id));
@@ -25,7 +26,7 @@ void missing_kernel(OpId id, uint8_t key) {
 }
 
 void device_mismatch(const char* op, at::Device a, at::Device b) {
-  throw c10::Error(c10::str("[", op, "] expected all tensors to be on the same device; got ", a, " and ", b));
+  throw c10::Error(c10::str("[", op, "] expected every tensor on one device; got tensors on ", a, " and ", b));
 }
 
 namespace {

@@ -29,6 +29,7 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
   auto impl = c10::make_intrusive<TensorImpl>(base.storage(), base.scalar_type());
   impl->set_sizes_and_strides(sizes, strides);
   impl->set_storage_offset(storage_offset);
+  impl->share_version_counter(*base.unsafeGetTensorImpl());
   return Tensor(std::move(impl));
 }
 

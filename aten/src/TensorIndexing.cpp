@@ -44,9 +44,9 @@ Tensor apply_basic(const Tensor& self, ArrayRef<TensorIndex> indices, c10::List<
     consumed += dims_consumed(i);
     ellipses += i.is_ellipsis();
   }
-  EMBER_CHECK(ellipses <= 1, "[index] an index can only have a single ellipsis ('...'); got ", ellipses);
-  EMBER_CHECK_T(IndexError, consumed <= self.dim(), "[index] too many indices for tensor of dimension ", self.dim(),
-                " (got ", consumed, ")");
+  EMBER_CHECK(ellipses <= 1, "[index] expected at most one ellipsis ('...'); got ", ellipses);
+  EMBER_CHECK_T(IndexError, consumed <= self.dim(), "[index] expected at most ", self.dim(),
+                " indices (one per dim of the tensor); got ", consumed);
   Tensor result = self;
   int64_t dim = 0;  // the dim of `result` the next index applies to
   auto put_tensor = [&](const Tensor& t) {
@@ -57,13 +57,13 @@ Tensor apply_basic(const Tensor& self, ArrayRef<TensorIndex> indices, c10::List<
     switch (i.kind) {
       case TensorIndex::Kind::Integer: {
         const int64_t size = result.size(dim);
-        EMBER_CHECK_T(IndexError, i.integer >= -size && i.integer < size, "[index] index ", i.integer,
-                      " is out of bounds for dimension ", dim, " with size ", size);
+        EMBER_CHECK_T(IndexError, i.integer >= -size && i.integer < size, "[index] expected an index in [",
+                      -size, ", ", size, ") for dim ", dim, "; got ", i.integer);
         result = result.select(dim, i.integer);
         break;
       }
       case TensorIndex::Kind::Slice: {
-        EMBER_CHECK(i.slice.step() > 0, "[index] step must be greater than zero; got ", i.slice.step());
+        EMBER_CHECK(i.slice.step() > 0, "[index] expected a positive slice step; got ", i.slice.step());
         result = result.slice(dim, i.slice.start(), i.slice.stop(), i.slice.step());
         ++dim;
         break;

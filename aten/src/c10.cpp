@@ -54,7 +54,7 @@ Device::Device(const std::string& spec) {
     EMBER_CHECK(idx.find_first_not_of("0123456789") == std::string::npos && idx.size() < 4,
                 "[Device] invalid device index in '", spec, "'");
     index_ = static_cast<DeviceIndex>(std::stoi(idx));
-    EMBER_CHECK(type_ != DeviceType::CPU || index_ == 0, "[Device] CPU device index must be 0; got '", spec, "'");
+    EMBER_CHECK(type_ != DeviceType::CPU || index_ == 0, "[Device] expected device index 0 for a CPU device; got '", spec, "'");
   }
 }
 

@@ -17,8 +17,8 @@ namespace {
 void check_range(const Tensor& idx, int64_t size, int64_t dim, const char* op) {
   const int64_t* p = idx.data_ptr<int64_t>();
   for (int64_t i = 0, n = idx.numel(); i < n; ++i)
-    EMBER_CHECK_T(IndexError, p[i] >= 0 && p[i] < size, "[", op, "] index ", p[i], " is out of bounds for dimension ",
-                  dim, " with size ", size);
+    EMBER_CHECK_T(IndexError, p[i] >= 0 && p[i] < size, "[", op, "] expected an index in [0, ", size, ") for dim ",
+                  dim, "; got ", p[i]);
 }
 }  // namespace
 
@@ -79,14 +79,14 @@ void for_each_line(const Tensor& index, const Tensor& self, const Tensor* other,
 // Checks index against self (and src) the way libtorch's gather/scatter do.
 void check_gather_scatter(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
   EMBER_CHECK(index.dim() == self.dim() || (index.dim() <= 1 && self.dim() <= 1), "[", op,
-              "] index tensor must have the same number of dimensions as self; got index ", index.sizes(), " and self ",
+              "] expected index and self to have the same number of dims; got index ", index.sizes(), " and self ",
               self.sizes());
   for (int64_t d = 0; d < index.dim(); ++d) {
-    EMBER_CHECK(d == dim || index.size(d) <= (self.dim() == 0 ? 1 : self.size(d)), "[", op, "] expected index ",
-                index.sizes(), " to be no larger than self ", self.sizes(), " apart from dimension ", dim);
+    EMBER_CHECK(d == dim || index.size(d) <= (self.dim() == 0 ? 1 : self.size(d)), "[", op, "] expected index sizes ",
+                index.sizes(), " to be at most self's sizes ", self.sizes(), " in every dim except ", dim);
     if (src)
-      EMBER_CHECK(index.size(d) <= (src->dim() == 0 ? 1 : src->size(d)), "[", op, "] expected index ", index.sizes(),
-                  " to be no larger than src ", src->sizes());
+      EMBER_CHECK(index.size(d) <= (src->dim() == 0 ? 1 : src->size(d)), "[", op, "] expected index sizes ", index.sizes(),
+                  " to be at most src's sizes ", src->sizes());
   }
 }
 
@@ -96,7 +96,7 @@ Tensor& scatter_impl(const char* op, Tensor& self, int64_t dim, const Tensor& in
                      const Scalar* value, ScatterKind kind) {
   dim = maybe_wrap_dim(dim, self.dim(), op);
   if (src) EMBER_CHECK(src->dim() == self.dim() || (src->dim() <= 1 && self.dim() <= 1), "[", op,
-                       "] src must have the same number of dimensions as self; got src ", src->sizes(), " and self ",
+                       "] expected src and self to have the same number of dims; got src ", src->sizes(), " and self ",
                        self.sizes());
   check_gather_scatter(op, self, dim, index, src);
   if (src) EMBER_CHECK(src->scalar_type() == self.scalar_type(), "[", op, "] expected self and src to have the same dtype; got ",
@@ -248,9 +248,10 @@ Tensor one_hot_cpu(const Tensor& self, int64_t num_classes) {
     lo = *mn;
     hi = *mx;
   }
-  EMBER_CHECK(lo >= 0, "[one_hot] class values must be non-negative; got ", lo);
+  EMBER_CHECK(lo >= 0, "[one_hot] expected non-negative class values; got ", lo);
   if (num_classes == -1) {
-    EMBER_CHECK(n > 0, "[one_hot] can not infer the total number of classes from an empty tensor; pass num_classes");
+    EMBER_CHECK(n > 0, "[one_hot] expected an explicit num_classes for an empty input; got -1, and there are no values ",
+                "to infer it from");
     num_classes = hi + 1;
   }
   EMBER_CHECK(num_classes >= 0, "[one_hot] num_classes must be non-negative (or -1 to infer it); got ", num_classes);
@@ -292,22 +293,22 @@ AdvancedIndex make_advanced_index(const char* op, const Tensor& self, const c10:
     if (dt == kBool || dt == kByte) {
       EMBER_CHECK(t.dim() > 0, "[", op, "] a 0-dim boolean index tensor is not supported here; use the indexing API (t.index({true}))");
       const int64_t at_dim = static_cast<int64_t>(idx.size());
-      EMBER_CHECK_T(IndexError, at_dim + t.dim() <= nd, "[", op, "] too many indices for tensor of dimension ", nd,
-                    " (got ", at_dim + t.dim(), ")");
+      EMBER_CHECK_T(IndexError, at_dim + t.dim() <= nd, "[", op, "] expected at most ", nd,
+                    " indices (one per dim of the tensor); got ", at_dim + t.dim());
       for (int64_t j = 0; j < t.dim(); ++j)
-        EMBER_CHECK_T(IndexError, t.size(j) == self.size(at_dim + j), "[", op, "] the shape of the mask ", t.sizes(),
-                      " at index ", j, " does not match the shape of the indexed tensor ", self.sizes(), " at index ",
-                      at_dim + j);
+        EMBER_CHECK_T(IndexError, t.size(j) == self.size(at_dim + j), "[", op, "] expected mask ", t.sizes(),
+                      " to match the indexed tensor ", self.sizes(), " at mask dim ", j, " (tensor dim ", at_dim + j,
+                      ")");
       Tensor nz = at::nonzero(dt == kBool ? t : t.ne(0));
       for (int64_t j = 0; j < t.dim(); ++j) idx.push_back(nz.select(1, j));
     } else {
-      EMBER_CHECK(dt == kLong || dt == kInt, "[", op, "] tensors used as indices must be int64, int32, uint8 or bool; got ",
+      EMBER_CHECK(dt == kLong || dt == kInt, "[", op, "] expected index tensors of dtype int64, int32, uint8 or bool; got ",
                   c10::dtypeName(dt));
       idx.push_back(dt == kLong ? t : t.to(kLong));
     }
   }
-  EMBER_CHECK_T(IndexError, static_cast<int64_t>(idx.size()) <= nd, "[", op, "] too many indices for tensor of dimension ",
-                nd, " (got ", idx.size(), ")");
+  EMBER_CHECK_T(IndexError, static_cast<int64_t>(idx.size()) <= nd, "[", op, "] expected at most ", nd,
+                " indices (one per dim of the tensor); got ", idx.size());
   idx.resize(static_cast<size_t>(nd));
   std::vector<int64_t> indexed, plain;
   for (int64_t d = 0; d < nd; ++d) (idx[d].defined() ? indexed : plain).push_back(d);
@@ -333,8 +334,8 @@ AdvancedIndex make_advanced_index(const char* op, const Tensor& self, const c10:
     const int64_t* p = e.data_ptr<int64_t>();
     for (int64_t b = 0; b < nb; ++b) {
       int64_t v = p[b];
-      EMBER_CHECK_T(IndexError, v >= -size && v < size, "[", op, "] index ", v, " is out of bounds for dimension ", d,
-                    " with size ", size);
+      EMBER_CHECK_T(IndexError, v >= -size && v < size, "[", op, "] expected an index in [", -size, ", ", size,
+                    ") for dim ", d, "; got ", v);
       ai.offsets[b] += (v < 0 ? v + size : v) * stride;
     }
   }
@@ -426,8 +427,8 @@ Tensor& index_put_cpu_(Tensor& self, const c10::List<std::optional<Tensor>>& ind
   bool fits = values.dim() <= static_cast<int64_t>(ai.result_shape.size());
   for (int64_t d = 1; fits && d <= values.dim(); ++d)
     fits = values.size(-d) == 1 || values.size(-d) == ai.result_shape[ai.result_shape.size() - d];
-  EMBER_CHECK(fits, "[index_put_] shape mismatch: value tensor of shape ", values.sizes(),
-              " cannot be broadcast to indexing result of shape ", IntArrayRef(ai.result_shape));
+  EMBER_CHECK(fits, "[index_put_] expected values that broadcast to the indexing result's shape ",
+              IntArrayRef(ai.result_shape), "; got values of shape ", values.sizes());
   EMBER_CHECK(values.scalar_type() == self.scalar_type(), "[index_put_] expected values of the destination's dtype ",
               c10::dtypeName(self.scalar_type()), "; got ", c10::dtypeName(values.scalar_type()),
               " (convert them with .to() first)");

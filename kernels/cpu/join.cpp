@@ -10,7 +10,7 @@ using namespace index_detail;
 
 // ---------------------------------------------------------------- cat
 Tensor cat_cpu(TensorList tensors, int64_t dim) {
-  EMBER_CHECK(!tensors.empty(), "[cat] expected a non-empty list of tensors");
+  EMBER_CHECK(!tensors.empty(), "[cat] expected at least one tensor; got an empty list");
   // 1-D empty tensors are skipped (libtorch's legacy rule), but still take part in type promotion.
   ScalarType dtype = ScalarType::Undefined;
   const Tensor* ref = nullptr;
@@ -18,7 +18,7 @@ Tensor cat_cpu(TensorList tensors, int64_t dim) {
     const Tensor& t = tensors[i];
     EMBER_CHECK(t.defined(), "[cat] expected a defined tensor at position ", i);
     EMBER_CHECK(t.is_cpu(), "[cat] expected CPU tensors; got ", t.device(), " at position ", i);
-    EMBER_CHECK(t.dim() > 0, "[cat] zero-dimensional tensor (at position ", i, ") cannot be concatenated");
+    EMBER_CHECK(t.dim() > 0, "[cat] expected tensors with at least one dim; got a 0-dim tensor at position ", i);
     dtype = dtype == ScalarType::Undefined ? t.scalar_type() : c10::promoteTypes(dtype, t.scalar_type());
     if (!ref && !(t.dim() == 1 && t.numel() == 0)) ref = &t;
   }
@@ -29,11 +29,11 @@ Tensor cat_cpu(TensorList tensors, int64_t dim) {
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     if (t.dim() == 1 && t.numel() == 0) continue;
-    EMBER_CHECK(t.dim() == ref->dim(), "[cat] tensors must have the same number of dimensions: got ", ref->dim(), " and ",
-                t.dim(), " (tensor number ", i, ")");
+    EMBER_CHECK(t.dim() == ref->dim(), "[cat] expected every tensor to have the same number of dims (",
+                ref->dim(), "); got ", t.dim(), " dims for tensor ", i);
     for (int64_t d = 0; d < t.dim(); ++d)
-      EMBER_CHECK(d == dim || t.size(d) == ref->size(d), "[cat] sizes of tensors must match except in dimension ", dim,
-                  ". Expected size ", ref->size(d), " but got size ", t.size(d), " for tensor number ", i, " in the list");
+      EMBER_CHECK(d == dim || t.size(d) == ref->size(d), "[cat] expected equal sizes in all dims but dim ", dim,
+                  "; got size ", t.size(d), " (expected ", ref->size(d), ") in dim ", d, " of tensor ", i);
     shape[dim] += t.size(dim);
   }
   Tensor out = at::empty(shape, ref->options().dtype(dtype));
@@ -98,7 +98,7 @@ Tensor flip_cpu(const Tensor& self, IntArrayRef dims) {
   std::vector<bool> flip(std::max<int64_t>(nd, 1), false);
   for (int64_t d : dims) {
     int64_t w = maybe_wrap_dim(d, nd, "flip");
-    EMBER_CHECK(!flip[w], "[flip] dim ", w, " appears multiple times in the list of dims ", dims);
+    EMBER_CHECK(!flip[w], "[flip] expected each dim at most once; got dim ", w, " more than once in ", dims);
     flip[w] = true;
   }
   Tensor out = at::empty(self.sizes(), self.options());

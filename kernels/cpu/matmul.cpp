@@ -28,8 +28,8 @@ void check_operands(const char* op, const char* n1, const Tensor& a, const char*
   EMBER_CHECK(a.scalar_type() == b.scalar_type(), "[", op, "] expected ", n1, " and ", n2, " to have the same dtype; got ", n1, " ",
               describe(a), ", ", n2, " ", describe(b));
   EMBER_CHECK(a.is_cpu() && b.is_cpu(), "[", op, "] expected CPU tensors; got ", n1, " on ", a.device(), ", ", n2, " on ", b.device());
-  EMBER_CHECK(a.scalar_type() != kBool, "[", op, "] is not implemented for bool tensors; got ", n1, " ", describe(a), ", ", n2, " ",
-              describe(b));
+  EMBER_CHECK(a.scalar_type() != kBool, "[", op, "] expected a non-bool dtype (bool is not supported); got ", n1, " ", describe(a), ", ",
+              n2, " ", describe(b));
 }
 
 // ---------------------------------------------------------------- strided operand description
@@ -273,8 +273,8 @@ void init_with(const Tensor& out, const Tensor& self, const Scalar& beta) {
 Tensor mm_cpu(const Tensor& self, const Tensor& mat2) {
   check_operands("mm", "self", self, "mat2", mat2);
   EMBER_CHECK(self.dim() == 2 && mat2.dim() == 2, "[mm] expected 2-D tensors; got self ", describe(self), ", mat2 ", describe(mat2));
-  EMBER_CHECK(self.size(1) == mat2.size(0), "[mm] self.size(-1) (", self.size(1), ") must equal mat2.size(-2) (", mat2.size(0),
-              "); self ", describe(self), ", mat2 ", describe(mat2));
+  EMBER_CHECK(self.size(1) == mat2.size(0), "[mm] expected self.size(-1) (", self.size(1), ") to equal mat2.size(-2) (", mat2.size(0),
+              "); got self ", describe(self), ", mat2 ", describe(mat2));
   Tensor out = at::empty({self.size(0), mat2.size(1)}, self.options());
   gemm(out.unsqueeze(0), self.unsqueeze(0), mat2.unsqueeze(0), 1.0, 0.0);
   return out;
@@ -283,10 +283,10 @@ Tensor mm_cpu(const Tensor& self, const Tensor& mat2) {
 Tensor bmm_cpu(const Tensor& self, const Tensor& mat2) {
   check_operands("bmm", "self", self, "mat2", mat2);
   EMBER_CHECK(self.dim() == 3 && mat2.dim() == 3, "[bmm] expected 3-D tensors; got self ", describe(self), ", mat2 ", describe(mat2));
-  EMBER_CHECK(self.size(0) == mat2.size(0), "[bmm] self.size(0) (", self.size(0), ") must equal mat2.size(0) (", mat2.size(0),
-              "); self ", describe(self), ", mat2 ", describe(mat2));
-  EMBER_CHECK(self.size(2) == mat2.size(1), "[bmm] self.size(-1) (", self.size(2), ") must equal mat2.size(-2) (", mat2.size(1),
-              "); self ", describe(self), ", mat2 ", describe(mat2));
+  EMBER_CHECK(self.size(0) == mat2.size(0), "[bmm] expected self.size(0) (", self.size(0), ") to equal mat2.size(0) (", mat2.size(0),
+              "); got self ", describe(self), ", mat2 ", describe(mat2));
+  EMBER_CHECK(self.size(2) == mat2.size(1), "[bmm] expected self.size(-1) (", self.size(2), ") to equal mat2.size(-2) (", mat2.size(1),
+              "); got self ", describe(self), ", mat2 ", describe(mat2));
   Tensor out = at::empty({self.size(0), self.size(1), mat2.size(2)}, self.options());
   gemm(out, self, mat2, 1.0, 0.0);
   return out;
@@ -297,8 +297,8 @@ Tensor addmm_cpu(const Tensor& self, const Tensor& mat1, const Tensor& mat2, con
   check_operands("addmm", "self", self, "mat1", mat1);
   EMBER_CHECK(mat1.dim() == 2 && mat2.dim() == 2, "[addmm] expected 2-D mat1 and mat2; got mat1 ", describe(mat1), ", mat2 ",
               describe(mat2));
-  EMBER_CHECK(mat1.size(1) == mat2.size(0), "[addmm] mat1.size(-1) (", mat1.size(1), ") must equal mat2.size(-2) (", mat2.size(0),
-              "); mat1 ", describe(mat1), ", mat2 ", describe(mat2));
+  EMBER_CHECK(mat1.size(1) == mat2.size(0), "[addmm] expected mat1.size(-1) (", mat1.size(1), ") to equal mat2.size(-2) (", mat2.size(0),
+              "); got mat1 ", describe(mat1), ", mat2 ", describe(mat2));
   std::vector<int64_t> shape{mat1.size(0), mat2.size(1)};
   EMBER_CHECK(self.dim() <= 2 && ember::broadcast_shapes("addmm", self.sizes(), shape) == shape, "[addmm] self ", describe(self),
               " cannot be broadcast to the product's shape ", IntArrayRef(shape));
@@ -313,10 +313,10 @@ Tensor baddbmm_cpu(const Tensor& self, const Tensor& batch1, const Tensor& batch
   check_operands("baddbmm", "self", self, "batch1", batch1);
   EMBER_CHECK(batch1.dim() == 3 && batch2.dim() == 3, "[baddbmm] expected 3-D batch1 and batch2; got batch1 ", describe(batch1),
               ", batch2 ", describe(batch2));
-  EMBER_CHECK(batch1.size(0) == batch2.size(0), "[baddbmm] batch1.size(0) (", batch1.size(0), ") must equal batch2.size(0) (",
-              batch2.size(0), "); batch1 ", describe(batch1), ", batch2 ", describe(batch2));
-  EMBER_CHECK(batch1.size(2) == batch2.size(1), "[baddbmm] batch1.size(-1) (", batch1.size(2), ") must equal batch2.size(-2) (",
-              batch2.size(1), "); batch1 ", describe(batch1), ", batch2 ", describe(batch2));
+  EMBER_CHECK(batch1.size(0) == batch2.size(0), "[baddbmm] expected batch1.size(0) (", batch1.size(0), ") to equal batch2.size(0) (",
+              batch2.size(0), "); got batch1 ", describe(batch1), ", batch2 ", describe(batch2));
+  EMBER_CHECK(batch1.size(2) == batch2.size(1), "[baddbmm] expected batch1.size(-1) (", batch1.size(2), ") to equal batch2.size(-2) (",
+              batch2.size(1), "); got batch1 ", describe(batch1), ", batch2 ", describe(batch2));
   std::vector<int64_t> shape{batch1.size(0), batch1.size(1), batch2.size(2)};
   EMBER_CHECK(self.dim() <= 3 && ember::broadcast_shapes("baddbmm", self.sizes(), shape) == shape, "[baddbmm] self ", describe(self),
               " cannot be broadcast to the product's shape ", IntArrayRef(shape));
@@ -357,8 +357,8 @@ Tensor dot_cpu(const Tensor& self, const Tensor& tensor) {
 Tensor mv(const Tensor& self, const Tensor& vec) {
   EMBER_CHECK(self.dim() == 2 && vec.dim() == 1, "[mv] expected a 2-D self and a 1-D vec; got self ", describe(self), ", vec ",
               describe(vec));
-  EMBER_CHECK(self.size(1) == vec.size(0), "[mv] self.size(-1) (", self.size(1), ") must equal vec.size(0) (", vec.size(0),
-              "); self ", describe(self), ", vec ", describe(vec));
+  EMBER_CHECK(self.size(1) == vec.size(0), "[mv] expected self.size(-1) (", self.size(1), ") to equal vec.size(0) (", vec.size(0),
+              "); got self ", describe(self), ", vec ", describe(vec));
   return at::mm(self, vec.unsqueeze(1)).squeeze(1);
 }
 
@@ -375,10 +375,10 @@ Tensor outer(const Tensor& self, const Tensor& vec2) {
 // can be merged without a copy.
 Tensor matmul(const Tensor& self, const Tensor& other) {
   const int64_t d1 = self.dim(), d2 = other.dim();
-  EMBER_CHECK(d1 > 0 && d2 > 0, "[matmul] both arguments need at least 1 dimension; got self ", describe(self), ", other ",
+  EMBER_CHECK(d1 > 0 && d2 > 0, "[matmul] expected self and other to have at least 1 dim each; got self ", describe(self), ", other ",
               describe(other));
   const int64_t k1 = self.size(-1), k2 = d2 == 1 ? other.size(0) : other.size(-2);
-  EMBER_CHECK(k1 == k2, "[matmul] self.size(-1) (", k1, ") must equal other.size(", d2 == 1 ? "0" : "-2", ") (", k2, "); self ",
+  EMBER_CHECK(k1 == k2, "[matmul] expected self.size(-1) (", k1, ") to equal other.size(", d2 == 1 ? "0" : "-2", ") (", k2, "); got self ",
               describe(self), ", other ", describe(other));
   if (d1 == 1 && d2 == 1) return at::dot(self, other);
   if (d1 == 2 && d2 == 1) return at::mv(self, other);

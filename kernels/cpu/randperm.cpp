@@ -5,7 +5,7 @@
 namespace at::native {
 
 Tensor randperm_cpu(int64_t n, TensorOptions options) {
-  EMBER_CHECK(n >= 0, "[randperm] n must be non-negative; got ", n);
+  EMBER_CHECK(n >= 0, "[randperm] expected n >= 0; got ", n);
   ScalarType dt = options.has_dtype() ? options.dtype() : kLong;
   EMBER_CHECK(dt == kLong || dt == kInt || c10::isFloatingType(dt), "[randperm] expected an integer or floating dtype; got ",
               c10::dtypeName(dt));

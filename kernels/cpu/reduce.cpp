@@ -69,8 +69,7 @@ std::vector<bool> dim_mask(const char* op, int64_t ndim, OptionalIntArrayRef dim
   for (int64_t d : *dim) {
     int64_t w = maybe_wrap_dim(d, ndim, op);
     if (ndim == 0) continue;
-    EMBER_CHECK(!mask[w], "[", op, "] expected each dim at most once; dim ", w, " appears multiple times in the list of dims ",
-                *dim);
+    EMBER_CHECK(!mask[w], "[", op, "] expected each dim at most once; got dim ", w, " more than once in ", *dim);
     mask[w] = true;
   }
   return mask;

@@ -147,17 +147,17 @@ TEST_CASE("index_put_: assignment, accumulate, duplicates", "[index]") {
 
 TEST_CASE("index errors", "[index]") {
   at::Tensor t = iota({2, 3});
-  CHECK(error_of([&] { t.index({0, 1, 2}); }) == "[index] too many indices for tensor of dimension 2 (got 3)");
+  CHECK(error_of([&] { t.index({0, 1, 2}); }) == "[index] expected at most 2 indices (one per dim of the tensor); got 3");
   CHECK_THROWS_AS(t.index({0, 1, 2}), c10::IndexError);
   CHECK_THROWS_AS(t.index({5}), c10::IndexError);
-  CHECK(error_of([&] { t.index({longs({0, 7})}); }).find("index 7 is out of bounds for dimension 0 with size 2") !=
+  CHECK(error_of([&] { t.index({longs({0, 7})}); }).find("expected an index in [-2, 2) for dim 0; got 7") !=
         std::string::npos);
   CHECK_THROWS_AS(t.index({longs({-3})}), c10::IndexError);
-  CHECK(error_of([&] { t.index({Slice(None, None, -1)}); }).find("[index] step must be greater than zero") == 0);
-  CHECK(error_of([&] { t.index({"...", "..."}); }).find("single ellipsis") != std::string::npos);
-  CHECK(error_of([&] { t.index({bools({1, 0, 1})}); }).find("shape of the mask") != std::string::npos);
-  CHECK(error_of([&] { t.index({iota({2})}); }).find("must be int64, int32, uint8 or bool") != std::string::npos);
-  CHECK(error_of([&] { t.index_put_({longs({0})}, iota({4})); }).find("[index_put_] shape mismatch") == 0);
+  CHECK(error_of([&] { t.index({Slice(None, None, -1)}); }).find("[index] expected a positive slice step") == 0);
+  CHECK(error_of([&] { t.index({"...", "..."}); }).find("expected at most one ellipsis") != std::string::npos);
+  CHECK(error_of([&] { t.index({bools({1, 0, 1})}); }).find("to match the indexed tensor") != std::string::npos);
+  CHECK(error_of([&] { t.index({iota({2})}); }).find("expected index tensors of dtype int64, int32, uint8 or bool") != std::string::npos);
+  CHECK(error_of([&] { t.index_put_({longs({0})}, iota({4})); }).find("[index_put_] expected values that broadcast") == 0);
   std::ostringstream os;
   os << TensorIndex(Slice(1, 5, 2)) << " " << TensorIndex(None) << " " << TensorIndex("...") << " " << TensorIndex(3);
   CHECK(os.str() == "1:5:2 None ... 3");
@@ -166,32 +166,32 @@ TEST_CASE("index errors", "[index]") {
 TEST_CASE("gather / scatter / index_select errors", "[index]") {
   at::Tensor t = iota({5, 2});
   CHECK(error_of([&] { at::index_select(t, 0, longs({1, 7})); }) ==
-        "[index_select] index 7 is out of bounds for dimension 0 with size 5");
+        "[index_select] expected an index in [0, 5) for dim 0; got 7");
   CHECK_THROWS_AS(at::index_select(t, 0, longs({-1})), c10::IndexError);
   CHECK(error_of([&] { at::index_select(t, 0, iota({2})); }).find("[index_select] expected index of dtype int64") == 0);
   CHECK(error_of([&] { at::gather(t, 1, longs({0, 2}, {1, 2})); }) ==
-        "[gather] index 2 is out of bounds for dimension 1 with size 2");
-  CHECK(error_of([&] { at::gather(t, 0, longs({0, 1, 2}, {3})); }).find("[gather] index tensor must have the same number") == 0);
-  CHECK(error_of([&] { at::scatter(t, 0, longs({9, 0}, {1, 2}), iota({1, 2})); }).find("[scatter_] index 9") == 0);
+        "[gather] expected an index in [0, 2) for dim 1; got 2");
+  CHECK(error_of([&] { at::gather(t, 0, longs({0, 1, 2}, {3})); }).find("[gather] expected index and self to have the same number of dims") == 0);
+  CHECK(error_of([&] { at::scatter(t, 0, longs({9, 0}, {1, 2}), iota({1, 2})); }).find("[scatter_] expected an index in [0, 5) for dim 0; got 9") == 0);
   CHECK(error_of([&] { at::scatter_add(t, 0, longs({0, 0, 0}, {1, 3}), iota({1, 3})); }).find("[scatter_add_] expected index") == 0);
 }
 
 TEST_CASE("join and misc errors", "[index]") {
   CHECK(error_of([&] { at::cat(std::vector<at::Tensor>{iota({2, 3}), iota({2, 4})}, 0); }) ==
-        "[cat] sizes of tensors must match except in dimension 0. Expected size 3 but got size 4 for tensor number 1 in the list");
-  CHECK(error_of([&] { at::cat(std::vector<at::Tensor>{iota({2}), iota({2, 2})}, 0); }).find("[cat] tensors must have the same number of dimensions") == 0);
-  CHECK(error_of([&] { at::cat(std::vector<at::Tensor>{iota({2}).reshape({2})[0]}, 0); }).find("[cat] zero-dimensional tensor") == 0);
-  CHECK(error_of([&] { at::stack(std::vector<at::Tensor>{iota({2}), iota({3})}, 0); }).find("[stack] expects each tensor to be equal size") == 0);
+        "[cat] expected equal sizes in all dims but dim 0; got size 4 (expected 3) in dim 1 of tensor 1");
+  CHECK(error_of([&] { at::cat(std::vector<at::Tensor>{iota({2}), iota({2, 2})}, 0); }).find("[cat] expected every tensor to have the same number of dims") == 0);
+  CHECK(error_of([&] { at::cat(std::vector<at::Tensor>{iota({2}).reshape({2})[0]}, 0); }).find("[cat] expected tensors with at least one dim") == 0);
+  CHECK(error_of([&] { at::stack(std::vector<at::Tensor>{iota({2}), iota({3})}, 0); }).find("[stack] expected every tensor to have the same shape") == 0);
   CHECK(error_of([&] { at::one_hot(longs({0, 4}), 3); }) == "[one_hot] class value 4 is out of range for num_classes 3");
-  CHECK(error_of([&] { at::one_hot(longs({0, -1}), 3); }).find("[one_hot] class values must be non-negative") == 0);
-  CHECK(error_of([&] { at::flip(iota({2, 2}), {0, -2}); }).find("[flip] dim 0 appears multiple times") == 0);
-  CHECK(error_of([&] { at::roll(iota({2, 2}), {1, 1}, {0}); }).find("[roll] shifts and dimensions must align") == 0);
-  CHECK(error_of([&] { iota({2, 2}).repeat({2}); }).find("[repeat] number of dimensions") == 0);
-  CHECK(error_of([&] { at::constant_pad_nd(iota({2, 2}), {1}, 0); }).find("[constant_pad_nd] padding length must be divisible") == 0);
-  CHECK(error_of([&] { at::constant_pad_nd(iota({2, 2}), {-2, -1}, 0); }).find("[constant_pad_nd] the input size 2") == 0);
+  CHECK(error_of([&] { at::one_hot(longs({0, -1}), 3); }).find("[one_hot] expected non-negative class values") == 0);
+  CHECK(error_of([&] { at::flip(iota({2, 2}), {0, -2}); }).find("[flip] expected each dim at most once; got dim 0 more than once") == 0);
+  CHECK(error_of([&] { at::roll(iota({2, 2}), {1, 1}, {0}); }).find("[roll] expected as many shifts as dims") == 0);
+  CHECK(error_of([&] { iota({2, 2}).repeat({2}); }).find("[repeat] expected at least as many repeat sizes") == 0);
+  CHECK(error_of([&] { at::constant_pad_nd(iota({2, 2}), {1}, 0); }).find("[constant_pad_nd] expected an even number of padding values") == 0);
+  CHECK(error_of([&] { at::constant_pad_nd(iota({2, 2}), {-2, -1}, 0); }).find("[constant_pad_nd] expected a non-negative output size for dim 1; got -1 (input size 2") == 0);
   CHECK(error_of([&] { at::where(iota({2}), iota({2}), iota({2})); }).find("[where] expected condition of dtype bool") == 0);
   CHECK(error_of([&] { iota({2, 2}).masked_fill_(bools({1, 0, 1, 0}, {4, 1}), 1.0); }).find("[masked_fill_]") == 0);
-  CHECK(error_of([&] { iota({2}).masked_fill(bools({1, 0}), iota({2})); }).find("[masked_fill] only supports a 0-dimensional") == 0);
+  CHECK(error_of([&] { iota({2}).masked_fill(bools({1, 0}), iota({2})); }).find("[masked_fill] expected a 0-dim value tensor") == 0);
   CHECK(error_of([&] { iota({3}).tril(); }).find("[tril_] expected a tensor with at least 2 dimensions") == 0);
 }
 

@@ -54,7 +54,7 @@ TEST_CASE("reduce: shapes with keepdim, negative and multiple dims", "[reduce]")
 
 TEST_CASE("reduce: error paths", "[reduce]") {
   at::Tensor x = rand_input({3, 4});
-  CHECK_THROWS_WITH(at::sum(x, {1, -1}), Catch::Contains("[sum]") && Catch::Contains("multiple times"));
+  CHECK_THROWS_WITH(at::sum(x, {1, -1}), Catch::Contains("[sum]") && Catch::Contains("more than once"));
   CHECK_THROWS_AS(at::sum(x, {2}), c10::Error);
   CHECK_THROWS_WITH(at::mean(rand_input({3}, at::kLong)), Catch::Contains("[mean]") && Catch::Contains("floating"));
   CHECK_THROWS_WITH(at::max(rand_input({0, 3})), Catch::Contains("[max]"));

@@ -46,7 +46,7 @@ TEST_CASE("retain_graph and the second-backward error", "[autograd]") {
   CHECK(v(x.grad(), {0}) == 8);
   auto z = (x * x).sum();
   z.backward();
-  CHECK_THROWS_WITH(z.backward(), Catch::Contains("Trying to backward through the graph a second time"));
+  CHECK_THROWS_WITH(z.backward(), Catch::Contains("saved tensors were freed by an earlier backward()"));
 }
 
 TEST_CASE("autograd::grad and create_graph give second derivatives", "[autograd]") {
@@ -73,12 +73,12 @@ TEST_CASE("no_grad records nothing", "[autograd]") {
 
 TEST_CASE("in-place on a leaf that requires grad raises; saved tensors modified in place raise", "[autograd]") {
   auto x = torch::ones({2}, torch::requires_grad());
-  CHECK_THROWS_WITH(x.mul_(2.0), Catch::Contains("a leaf Variable that requires grad is being used in an in-place operation"));
+  CHECK_THROWS_WITH(x.mul_(2.0), Catch::StartsWith("[mul_] expected a tensor that is not a leaf requiring grad"));
   auto a = x * 1.0;
   auto b = a * a;  // saves a
   a.add_(1.0);
-  CHECK_THROWS_WITH(b.sum().backward(), Catch::Contains("has been modified by an inplace operation") &&
-                                            Catch::Contains("MulBackward0") && Catch::Contains("expected version"));
+  CHECK_THROWS_WITH(b.sum().backward(), Catch::Contains("an in-place op modified it after it was saved") &&
+                                            Catch::Contains("MulBackward0") && Catch::Contains("at version 0, the version it had when saved; got version 1"));
 }
 
 TEST_CASE("derivative not implemented", "[autograd]") {
@@ -93,7 +93,7 @@ TEST_CASE("derivative not implemented", "[autograd]") {
   CHECK_THROWS_WITH(z.sum().backward(), Catch::Contains("[frobnicate] derivative not implemented"));
 }
 
-TEST_CASE("InferenceMode records nothing and skips version bumps", "[autograd]") {
+TEST_CASE("InferenceMode records nothing but still bumps versions", "[autograd]") {
   auto x = torch::ones({3}, torch::requires_grad());
   auto buf = torch::zeros({3});
   uint32_t v0 = buf._version();
@@ -104,10 +104,10 @@ TEST_CASE("InferenceMode records nothing and skips version bumps", "[autograd]")
     CHECK(!y.requires_grad());
     buf.add_(1.0);
   }
-  CHECK(buf._version() == v0);
+  CHECK(buf._version() == v0 + 1);  // libtorch bumps normal tensors in inference mode too
   CHECK(!c10::InferenceMode::is_enabled());
   buf.add_(1.0);
-  CHECK(buf._version() == v0 + 1);
+  CHECK(buf._version() == v0 + 2);
   CHECK((x * 2.0).requires_grad());
 }
 

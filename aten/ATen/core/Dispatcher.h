@@ -95,10 +95,21 @@ inline void* lookup(OpId id, KeySet ks) {
   return f;
 }
 
-/// Called by generated code after an op wrote into `t` (kernels do not bump themselves).
+/// Called by generated code after an op wrote into `t` (kernels do not bump themselves). Inference
+/// mode bumps too: a tensor saved for backward outside it must still see the write.
 inline void bump_version(const at::Tensor& t) {
-  if (EMBER_UNLIKELY(tls_inference_mode)) return;
   if (c10::TensorImpl* impl = t.unsafeGetTensorImpl()) impl->bump_version();
+}
+
+/// Set by autograd at load: records that `view` is a view of `base` (see autograd's Note [Views
+/// in autograd]). The core calls it without depending on autograd.
+using ViewHook = void (*)(const at::Tensor& view, const at::Tensor& base);
+extern ViewHook view_hook;
+/// Generated view functions call this when the call did not go through the Autograd row.
+inline void note_view(const at::Tensor& view, const at::Tensor& base) {
+  if (tls_below_autograd || tls_inference_mode || view_hook == nullptr) return;
+  if (!c10::isFloatingType(base.scalar_type())) return;
+  view_hook(view, base);
 }
 
 /// Installs a kernel; returns the previous one.

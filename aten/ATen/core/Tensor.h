@@ -136,7 +136,13 @@ class Tensor {
   Tensor detach() const;
   Tensor& detach_();
   /// Same data, detached from the graph (libtorch's .data()).
-  Tensor data() const { return detach(); }
+  /// The same data without history and with a version counter of its own: in-place updates
+  /// through it (optimizer steps) do not invalidate tensors saved for backward (libtorch's .data()).
+  Tensor data() const {
+    Tensor d = detach();
+    d.unsafeGetTensorImpl()->set_own_version_counter();
+    return d;
+  }
   bool is_view() const;
   const Tensor& _base() const;
 

@@ -53,6 +53,11 @@ constexpr Layout kStrided = Layout::Strided;
 
 enum class MemoryFormat : int8_t { Contiguous, Preserve, ChannelsLast, ChannelsLast3d };
 
+/// A version counter that is not the storage's (see TensorImpl::set_own_version_counter).
+struct VersionCounter : intrusive_ptr_target {
+  std::atomic<uint32_t> value{0};
+};
+
 class TensorImpl : public intrusive_ptr_target {
  public:
   TensorImpl(Storage storage, ScalarType dtype);
@@ -91,9 +96,23 @@ class TensorImpl : public intrusive_ptr_target {
   void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m);
   bool requires_grad() const { return autograd_meta_ && autograd_meta_->requires_grad(); }
 
-  /// The version counter shared by every view of the storage.
-  uint32_t version() const { return storage_.unsafeGetStorageImpl()->version_.load(std::memory_order_relaxed); }
-  void bump_version() { storage_.unsafeGetStorageImpl()->version_.fetch_add(1, std::memory_order_relaxed); }
+  /// The version counter: the storage's, shared by every view of it, unless this tensor has its own
+  /// (Tensor::data() gives one, so optimizer updates through it do not invalidate saved tensors).
+  uint32_t version() const {
+    return (own_version_ ? own_version_->value : storage_.unsafeGetStorageImpl()->version_).load(std::memory_order_relaxed);
+  }
+  void bump_version() {
+    (own_version_ ? own_version_->value : storage_.unsafeGetStorageImpl()->version_).fetch_add(1, std::memory_order_relaxed);
+  }
+  /// Restarts the storage's counter at 0: only for a tensor that was just made and filled through
+  /// in-place ops, before anyone else saw its storage (factories, clone: libtorch reports 0).
+  void reset_version_of_new_tensor() {
+    if (!own_version_) storage_.unsafeGetStorageImpl()->version_.store(0, std::memory_order_relaxed);
+  }
+  /// Gives this tensor a fresh counter of its own, starting at 0.
+  void set_own_version_counter() { own_version_ = make_intrusive<VersionCounter>(); }
+  /// Shares `other`'s counter (views of a tensor with its own counter share that one).
+  void share_version_counter(const TensorImpl& other) { own_version_ = other.own_version_; }
 
   /// Recomputes numel and contiguity after sizes/strides changed.
   void refresh();
@@ -104,6 +123,7 @@ class TensorImpl : public intrusive_ptr_target {
   int64_t storage_offset_ = 0;
   int64_t numel_ = 0;
   std::unique_ptr<AutogradMetaInterface> autograd_meta_;
+  intrusive_ptr<VersionCounter> own_version_;  // null: the storage's counter
   ScalarType dtype_;
   Device device_;
   bool is_contiguous_ = true;

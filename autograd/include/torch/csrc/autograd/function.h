@@ -67,6 +67,11 @@ struct Node : std::enable_shared_from_this<Node> {
   uint32_t add_input_metadata(const at::Tensor& t);
   void add_input_metadata_undefined() { input_metadata_.push_back({}); }
   const InputMetadata& input_metadata(size_t i) const { return input_metadata_.at(i); }
+  /// Records the shape/dtype/device of forward output `i` (while the graph is being built).
+  void set_input_metadata(size_t i, InputMetadata m) {
+    if (input_metadata_.size() <= i) input_metadata_.resize(i + 1);
+    input_metadata_[i] = std::move(m);
+  }
   uint64_t sequence_nr() const { return sequence_nr_; }
 
   /// Hooks run on the gradients flowing into this Node (tensor hooks of its outputs).
