@@ -12,14 +12,15 @@ variable_list seed_grads(const variable_list& outputs, const variable_list& grad
   for (size_t i = 0; i < outputs.size(); ++i) {
     const at::Tensor& out = outputs[i];
     EMBER_CHECK(out.defined(), "[", op, "] output ", i, " is undefined");
-    EMBER_CHECK(out.requires_grad(), "[", op, "] element ", i, " of tensors does not require grad and does not have a grad_fn");
+    EMBER_CHECK(out.requires_grad(), "[", op, "] expected output ", i, " to require grad (a leaf with requires_grad, or a "
+                "result with a grad_fn); got a tensor with neither");
     if (i < grad_outputs.size() && grad_outputs[i].defined()) {
-      EMBER_CHECK(grad_outputs[i].sizes() == out.sizes(), "[", op, "] Mismatch in shape: grad_output[", i, "] has a shape of ",
-                  grad_outputs[i].sizes(), " and output[", i, "] has a shape of ", out.sizes(), ".");
+      EMBER_CHECK(grad_outputs[i].sizes() == out.sizes(), "[", op, "] expected gradient ", i, " to have the shape of output ",
+                  i, " (", out.sizes(), "); got ", grad_outputs[i].sizes());
       g[i] = grad_outputs[i];
     } else {
-      EMBER_CHECK(out.numel() == 1, "[", op, "] grad can be implicitly created only for scalar outputs; output ", i,
-                  " has shape ", out.sizes());
+      EMBER_CHECK(out.numel() == 1, "[", op, "] expected an explicit gradient for output ", i,
+                  ", since one is only filled in for single-element outputs; got shape ", out.sizes());
       g[i] = at::ones_like(out);
     }
   }
@@ -36,7 +37,7 @@ variable_list grad(const variable_list& outputs, const variable_list& inputs, co
   edge_list roots, targets;
   for (const auto& o : outputs) roots.push_back(gradient_edge(o));
   for (size_t i = 0; i < inputs.size(); ++i) {
-    EMBER_CHECK(inputs[i].requires_grad(), "[grad] One of the differentiated Tensors (input ", i, ") does not require grad");
+    EMBER_CHECK(inputs[i].requires_grad(), "[grad] expected every input to require grad; input ", i, " does not");
     targets.push_back(gradient_edge(inputs[i]));
   }
   return run_backward(roots, g, retain_graph.value_or(create_graph), create_graph, targets, allow_unused);
@@ -96,7 +97,7 @@ const Tensor& Tensor::requires_grad_(bool requires_grad) const {
                 "with history (use .detach() for a copy without it)");
     return *this;
   }
-  EMBER_CHECK(!requires_grad || is_floating_point(), "[requires_grad_] only Tensors of floating point dtype can require "
+  EMBER_CHECK(!requires_grad || is_floating_point(), "[requires_grad_] expected a floating-point tensor to track "
               "gradients; got ", c10::dtypeName(scalar_type()));
   if (!m && !requires_grad) return *this;
   impl::materialize_autograd_meta(*this)->requires_grad_ = requires_grad;

@@ -33,7 +33,7 @@ IValue::IValue(const at::Scalar& s) {
 std::string IValue::tagKind() const { return kind_name(v_.index()); }
 
 #define EMBER_IVALUE_GET(T, kind)                                                                               \
-  EMBER_CHECK(std::holds_alternative<T>(v_), "[IValue] expected " kind " but got ", kind_name(v_.index())); \
+  EMBER_CHECK(std::holds_alternative<T>(v_), "[IValue] expected " kind "; got ", kind_name(v_.index())); \
   return std::get<T>(v_)
 
 const at::Tensor& IValue::toTensor() const { EMBER_IVALUE_GET(at::Tensor, "Tensor"); }
@@ -76,10 +76,9 @@ void AutogradContext::mark_non_differentiable(const variable_list& outputs) {
 variable_list AutogradContext::get_saved_variables() const {
   std::shared_ptr<Node> fn = grad_fn_.lock();
   EMBER_CHECK(!has_freed_buffers_, "[", fn ? fn->name() : std::string("autograd"),
-              "] Trying to backward through the graph a second time (or directly access saved tensors after they have "
-              "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
-              "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or "
-              "if you need to access saved tensors after calling backward.");
+              "] expected saved tensors that are still held; got ones that were freed by an earlier "
+              "backward() or grad() (pass retain_graph=true to the first call to run the graph again or to read the "
+              "saved tensors afterwards)");
   variable_list out;
   out.reserve(saved_variables_.size());
   for (const auto& sv : saved_variables_) out.push_back(sv.unpack(fn));
@@ -116,8 +115,8 @@ void CppNodeBase::wrap_outputs(const variable_list& inputs, variable_list& outpu
   for (const auto& t : outputs)
     if (t.defined()) output_impls.insert(t.unsafeGetTensorImpl());
   for (at::TensorImpl* d : ctx_.dirty_inputs_) {
-    EMBER_CHECK(output_impls.count(d), "[", fname, "] some elements marked as dirty during the forward method were "
-                "not returned as outputs");
+    EMBER_CHECK(output_impls.count(d), "[", fname, "] expected every tensor passed to mark_dirty() in forward "
+                "to be returned as an output; got one that was not");
     d->bump_version();  // forward may have written through data_ptr without bumping
   }
 
@@ -182,21 +181,21 @@ variable_list CppNodeBase::call_backward(variable_list&& grads,
     for (size_t i = expected; i < out.size(); ++i) extra_undefined = extra_undefined && !out[i].defined();
     if (extra_undefined) out.resize(expected);
   }
-  EMBER_CHECK(out.size() == expected, "[", name(), "] function backward returned an incorrect number of gradients (expected ",
-              expected, ", got ", out.size(), ")");
+  EMBER_CHECK(out.size() == expected, "[", name(), "] expected backward to return one gradient per forward input (",
+              expected, "); got ", out.size());
   variable_list result;
   result.reserve(num_outputs());
   for (size_t i = 0; i < expected; ++i) {
     if (!is_variable_input_[i]) {
-      EMBER_CHECK(!out[i].defined(), "[", name(), "] function backward returned a gradient different than an undefined "
-                  "tensor at position ", i + 1, ", but the corresponding forward input was not a Variable");
+      EMBER_CHECK(!out[i].defined(), "[", name(), "] expected an undefined gradient at position ", i + 1,
+                  " of backward's result, since that forward input is not a tensor; got a defined tensor");
       continue;
     }
     const at::Tensor& g = out[i];
     if (g.defined() && result.size() < input_shapes_.size()) {
       const auto& want = input_shapes_[result.size()];
-      EMBER_CHECK(reducible_to(g.sizes(), want), "[", name(), "] function backward returned an invalid gradient at index ",
-                  result.size(), " - got ", g.sizes(), " but expected shape compatible with ", at::IntArrayRef(want));
+      EMBER_CHECK(reducible_to(g.sizes(), want), "[", name(), "] expected backward's gradient for input ",
+                  result.size(), " to have a shape that reduces to ", at::IntArrayRef(want), "; got ", g.sizes());
     }
     result.push_back(std::move(out[i]));
   }

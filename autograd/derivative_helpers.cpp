@@ -37,8 +37,9 @@ void check_inplace_view(const at::Tensor& t, const char* op) {
   AutogradMeta* m = impl::get_autograd_meta(t);
   if (!m || !m->is_view_ || !m->base_.defined()) return;
   AutogradMeta* bm = impl::get_autograd_meta(m->base_);
-  EMBER_CHECK(!(bm && bm->requires_grad_ && !bm->grad_fn_), "[", op, "] a view of a leaf Variable that requires grad is "
-              "being used in an in-place operation.");
+  EMBER_CHECK(!(bm && bm->requires_grad_ && !bm->grad_fn_), "[", op,
+              "] expected an in-place target that is not a view of a leaf requiring grad; got such a view (clone() "
+              "it, or write under no_grad)");
 }
 
 bool is_autograd_view(const at::Tensor& t) {

@@ -115,13 +115,13 @@ variable_list run_backward(const edge_list& roots, const variable_list& grad_out
     variable_list outs = n->apply(std::move(inputs));
     if (AnomalyMode::is_enabled()) {
       for (size_t i = 0; i < outs.size(); ++i)
-        EMBER_CHECK(!has_nan(outs[i]), "[autograd] Function '", n->name(), "' returned nan values in its ", i,
-                    "th output.", n->anomaly_trace_.empty() ? "" : " Forward op: " + n->anomaly_trace_);
+        EMBER_CHECK(!has_nan(outs[i]), "[autograd] expected NaN-free gradients from '", n->name(), "'; got NaN in output ", i,
+                    n->anomaly_trace_.empty() ? "" : " (forward op: " + n->anomaly_trace_ + ")");
     }
     if (!keep_graph) n->release_variables();
     const edge_list& next = n->next_edges();
-    EMBER_CHECK(outs.size() == next.size() || dynamic_cast<AccumulateGrad*>(n), "[autograd] function ", n->name(),
-                " returned an incorrect number of gradients (expected ", next.size(), ", got ", outs.size(), ")");
+    EMBER_CHECK(outs.size() == next.size() || dynamic_cast<AccumulateGrad*>(n), "[autograd] expected ", n->name(),
+                " to return one gradient per next edge (", next.size(), "); got ", outs.size());
     for (size_t i = 0; i < next.size() && i < outs.size(); ++i) {
       const Edge& e = next[i];
       if (!e.is_valid()) continue;
@@ -142,8 +142,8 @@ variable_list run_backward(const edge_list& roots, const variable_list& grad_out
   }
   if (capture && !allow_unused) {
     for (const auto& g : captured)
-      EMBER_CHECK(g.defined(), "[autograd] One of the differentiated Tensors appears to not have been used in the graph. "
-                  "Set allow_unused=True if this is the desired behavior.");
+      EMBER_CHECK(g.defined(), "[autograd] expected every input to be reachable from the outputs; got "
+                  "one the graph never uses (pass allow_unused=true to get an undefined gradient for it)");
   }
   return captured;
 }

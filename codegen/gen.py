@@ -420,6 +420,10 @@ def generate(args):
     if args.tests:
         for fam in families:
             render("OpTests.cpp.j2", f"tests/ops_{fam}.cpp", fam_ops=[o for o in ops if o.family == fam and o.test])
+        # The one list of ops with no CUDA kernel: CUDA comparisons may skip only these (and
+        # composites over them); the test run prints the list with its count.
+        no_cuda = [o.full_name for o in ops if o.kind == "dispatch" and not kernel_name(o, "CUDA")]
+        render("CudaGaps.cpp.j2", "tests/cuda_gaps.cpp", no_cuda=no_cuda)
 
     if args.list_outputs:
         for p in w.all:

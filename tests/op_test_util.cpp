@@ -75,3 +75,13 @@ bool inplace_ok(const at::Tensor& self, const at::Tensor& result) {
 }
 
 }  // namespace ember_test
+
+bool ember_test::is_listed_cuda_gap(const std::string& message) {
+  const std::string key = "(op ";
+  const size_t at = message.rfind(key);
+  if (at == std::string::npos || message.find("no kernel for CUDA") == std::string::npos) return false;
+  const std::string name = message.substr(at + key.size(), message.size() - at - key.size() - 1);
+  for (size_t i = 0; i < kNumOpsWithoutCuda; ++i)
+    if (name == kOpsWithoutCuda[i]) return true;
+  return false;
+}

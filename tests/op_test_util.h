@@ -79,6 +79,12 @@ template <typename... T> std::vector<at::Tensor> as_list(const std::tuple<T...>&
 }
 
 inline bool cuda_available() { return torch::cuda::is_available(); }
+/// Ops without a CUDA kernel (generated from ops.yaml: build/generated/tests/cuda_gaps.cpp).
+extern const char* const kOpsWithoutCuda[];
+extern const size_t kNumOpsWithoutCuda;
+/// True when a NotImplementedError message ("[name] no kernel for CUDA (op full_name)") names an
+/// op on that list.
+bool is_listed_cuda_gap(const std::string& message);
 
 /// True when the in-place variant applies: the result has self's shape and casts to self's dtype.
 bool inplace_ok(const at::Tensor& self, const at::Tensor& result);

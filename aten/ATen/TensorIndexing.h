@@ -19,7 +19,7 @@ class Slice {
   Slice(std::optional<int64_t> start = std::nullopt, std::optional<int64_t> stop = std::nullopt,
         std::optional<int64_t> step = std::nullopt) {
     step_ = step.value_or(1);
-    EMBER_CHECK(step_ != 0, "[index] slice step cannot be zero");
+    EMBER_CHECK(step_ != 0, "[index] expected a non-zero slice step; got 0");
     start_ = start.value_or(step_ < 0 ? INDEX_MAX : 0);
     stop_ = stop.value_or(step_ < 0 ? INDEX_MIN : INDEX_MAX);
   }

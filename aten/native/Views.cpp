@@ -11,18 +11,19 @@ std::vector<int64_t> infer_size(const char* op, IntArrayRef shape, int64_t numel
   int64_t known = 1, infer = -1;
   for (size_t i = 0; i < out.size(); ++i) {
     if (out[i] == -1) {
-      EMBER_CHECK(infer < 0, "[", op, "] only one dimension can be inferred; got shape ", shape);
+      EMBER_CHECK(infer < 0, "[", op, "] expected at most one -1 (inferred) entry in the shape; got shape ", shape);
       infer = static_cast<int64_t>(i);
     } else {
-      EMBER_CHECK(out[i] >= 0, "[", op, "] invalid shape dimension ", out[i], " in ", shape);
+      EMBER_CHECK(out[i] >= 0, "[", op, "] expected shape entries that are -1 or non-negative; got ", out[i], " in shape ", shape);
       known *= out[i];
     }
   }
   if (infer >= 0) {
-    EMBER_CHECK(known != 0 && numel % known == 0, "[", op, "] shape ", shape, " is invalid for input of size ", numel);
+    EMBER_CHECK(known != 0 && numel % known == 0, "[", op, "] expected a shape that holds ", numel,
+                " elements once its -1 entry is filled in; got shape ", shape);
     out[infer] = numel / known;
   } else {
-    EMBER_CHECK(known == numel, "[", op, "] shape ", shape, " is invalid for input of size ", numel);
+    EMBER_CHECK(known == numel, "[", op, "] expected a shape that holds ", numel, " elements; got shape ", shape);
   }
   return out;
 }
@@ -109,7 +110,7 @@ Tensor flatten_using_ints(const Tensor& self, int64_t start_dim, int64_t end_dim
   if (self.dim() == 0) return self.reshape({1});
   start_dim = maybe_wrap_dim(start_dim, self.dim(), "flatten");
   end_dim = maybe_wrap_dim(end_dim, self.dim(), "flatten");
-  EMBER_CHECK(start_dim <= end_dim, "[flatten] start_dim (", start_dim, ") cannot come after end_dim (", end_dim, ")");
+  EMBER_CHECK(start_dim <= end_dim, "[flatten] expected start_dim <= end_dim; got start_dim ", start_dim, " and end_dim ", end_dim);
   if (start_dim == end_dim) return self;
   std::vector<int64_t> shape;
   for (int64_t d = 0; d < start_dim; ++d) shape.push_back(self.size(d));
@@ -135,15 +136,15 @@ Tensor transpose_generic(const Tensor& self, int64_t dim0, int64_t dim1) {
 }
 
 Tensor t(const Tensor& self) {
-  EMBER_CHECK(self.dim() <= 2, "[t] expects a tensor with <= 2 dimensions, but self is ", self.dim(), "D");
+  EMBER_CHECK(self.dim() <= 2, "[t] expected a tensor with at most 2 dims; got ", self.dim(), " dims");
   if (self.dim() < 2) return self.transpose(0, 0);
   return self.transpose(0, 1);
 }
 
 Tensor permute_generic(const Tensor& self, IntArrayRef dims) {
   int64_t nd = self.dim();
-  EMBER_CHECK(static_cast<int64_t>(dims.size()) == nd, "[permute] number of dims in permutation (", dims.size(),
-              ") doesn't match the number of dims of the tensor (", nd, "); dims ", dims);
+  EMBER_CHECK(static_cast<int64_t>(dims.size()) == nd, "[permute] expected one entry per dim of the tensor (", nd,
+              "); got ", dims.size(), " entries: ", dims);
   std::vector<int64_t> sz(nd), st(nd);
   std::vector<bool> seen(nd, false);
   for (int64_t i = 0; i < nd; ++i) {
@@ -159,21 +160,21 @@ Tensor permute_generic(const Tensor& self, IntArrayRef dims) {
 Tensor expand_generic(const Tensor& self, IntArrayRef size, bool implicit) {
   (void)implicit;
   int64_t nd = static_cast<int64_t>(size.size()), sd = self.dim();
-  EMBER_CHECK(nd >= sd, "[expand] the number of sizes provided (", nd, ") must be greater or equal to the number of dimensions in the tensor (", sd, ")");
+  EMBER_CHECK(nd >= sd, "[expand] expected at least as many sizes as the tensor has dims (", sd, "); got ", nd, " sizes");
   std::vector<int64_t> sz(nd), st(nd);
   for (int64_t i = nd - 1; i >= 0; --i) {
     int64_t j = i - (nd - sd);
     int64_t want = size[i];
     if (j < 0) {
-      EMBER_CHECK(want >= 0, "[expand] the expanded size of the tensor (", want, ") isn't allowed in a leading, non-existing dimension ", i);
+      EMBER_CHECK(want >= 0, "[expand] expected a non-negative size for new leading dim ", i, "; got ", want);
       sz[i] = want;
       st[i] = 0;
     } else {
       int64_t have = self.size(j);
       if (want == -1) want = have;
-      EMBER_CHECK(have == want || have == 1, "[expand] the expanded size of the tensor (", want,
-                  ") must match the existing size (", have, ") at non-singleton dimension ", i, "; target sizes ", size,
-                  ", tensor sizes ", self.sizes());
+      EMBER_CHECK(have == want || have == 1, "[expand] expected the existing size (", have, ") at dim ", i,
+                  " to be 1 or to equal the target size (", want, "); got target sizes ", size, ", tensor sizes ",
+                  self.sizes());
       sz[i] = want;
       st[i] = have == want ? self.stride(j) : 0;
     }
@@ -209,21 +210,21 @@ Tensor unsqueeze_generic(const Tensor& self, int64_t dim) {
 }
 
 Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
-  EMBER_CHECK(self.dim() > 0, "[narrow] cannot be applied to a 0-dim tensor");
+  EMBER_CHECK(self.dim() > 0, "[narrow] expected a tensor with at least 1 dim; got a 0-dim tensor");
   dim = maybe_wrap_dim(dim, self.dim(), "narrow");
   int64_t size = self.size(dim);
-  EMBER_CHECK_T(IndexError, start >= -size && start <= size, "[narrow] start (", start, ") is out of bounds for dimension ", dim,
-                " of size ", size);
+  EMBER_CHECK_T(IndexError, start >= -size && start <= size, "[narrow] expected start in [", -size, ", ", size, "] for dim ", dim,
+                " of size ", size, "; got ", start);
   if (start < 0) start += size;
-  EMBER_CHECK(length >= 0 && start + length <= size, "[narrow] start (", start, ") + length (", length,
-              ") exceeds dimension size (", size, ")");
+  EMBER_CHECK(length >= 0 && start + length <= size, "[narrow] expected a non-negative length with start + length <= ", size,
+              " (the size of dim ", dim, "); got start ", start, " and length ", length);
   return self.slice(dim, start, start + length, 1);
 }
 
 Tensor slice_generic(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
-  EMBER_CHECK(self.dim() > 0, "[slice] cannot be applied to a 0-dim tensor");
+  EMBER_CHECK(self.dim() > 0, "[slice] expected a tensor with at least 1 dim; got a 0-dim tensor");
   dim = maybe_wrap_dim(dim, self.dim(), "slice");
-  EMBER_CHECK(step > 0, "[slice] step must be positive; got ", step);
+  EMBER_CHECK(step > 0, "[slice] expected a positive step; got ", step);
   int64_t size = self.size(dim);
   int64_t s = start.value_or(0), e = end.value_or(size);
   if (s < 0) s += size;
@@ -237,11 +238,11 @@ Tensor slice_generic(const Tensor& self, int64_t dim, std::optional<int64_t> sta
 }
 
 Tensor select_generic(const Tensor& self, int64_t dim, int64_t index) {
-  EMBER_CHECK_T(IndexError, self.dim() > 0, "[select] cannot be applied to a 0-dim tensor");
+  EMBER_CHECK_T(IndexError, self.dim() > 0, "[select] expected a tensor with at least 1 dim; got a 0-dim tensor");
   dim = maybe_wrap_dim(dim, self.dim(), "select");
   int64_t size = self.size(dim);
-  EMBER_CHECK_T(IndexError, index >= -size && index < size, "[select] index ", index, " is out of bounds for dimension ",
-                dim, " with size ", size);
+  EMBER_CHECK_T(IndexError, index >= -size && index < size, "[select] expected an index in [", -size, ", ", size - 1,
+                "] for dim ", dim, " of size ", size, "; got ", index);
   if (index < 0) index += size;
   std::vector<int64_t> sz = self.sizes().vec(), st = self.strides().vec();
   int64_t off = self.storage_offset() + index * st[dim];
@@ -254,8 +255,8 @@ Tensor unfold_generic(const Tensor& self, int64_t dimension, int64_t size, int64
   int64_t nd = std::max<int64_t>(self.dim(), 1);
   dimension = maybe_wrap_dim(dimension, nd, "unfold");
   int64_t dsize = self.dim() == 0 ? 1 : self.size(dimension);
-  EMBER_CHECK(size <= dsize, "[unfold] maximum size for tensor at dimension ", dimension, " is ", dsize, " but size is ", size);
-  EMBER_CHECK(step > 0, "[unfold] step is ", step, " but must be > 0");
+  EMBER_CHECK(size <= dsize, "[unfold] expected a window size of at most ", dsize, " (the size of dim ", dimension, "); got ", size);
+  EMBER_CHECK(step > 0, "[unfold] expected a positive step; got ", step);
   std::vector<int64_t> sz = self.sizes().vec(), st = self.strides().vec();
   if (self.dim() == 0) { sz = {1}; st = {1}; }
   int64_t dstride = st[dimension];
@@ -271,7 +272,7 @@ Tensor diagonal_generic(const Tensor& self, int64_t offset, int64_t dim1, int64_
   EMBER_CHECK(nd >= 2, "[diagonal] expected a tensor with at least 2 dims; got ", nd);
   dim1 = maybe_wrap_dim(dim1, nd, "diagonal");
   dim2 = maybe_wrap_dim(dim2, nd, "diagonal");
-  EMBER_CHECK(dim1 != dim2, "[diagonal] dimensions cannot be identical ", dim1, ", ", dim2);
+  EMBER_CHECK(dim1 != dim2, "[diagonal] expected two different dims; got ", dim1, " and ", dim2);
   int64_t off = self.storage_offset(), len;
   if (offset >= 0) {
     len = std::max<int64_t>(std::min(self.size(dim1), self.size(dim2) - offset), 0);
@@ -292,11 +293,12 @@ Tensor diagonal_generic(const Tensor& self, int64_t offset, int64_t dim1, int64_
 Tensor alias_generic(const Tensor& self) { return make_view(self, self.sizes(), self.strides(), self.storage_offset()); }
 
 std::vector<Tensor> split_Tensor(const Tensor& self, int64_t split_size, int64_t dim) {
-  EMBER_CHECK(self.dim() > 0, "[split] expects at least a 1-dimensional tensor");
-  EMBER_CHECK(split_size >= 0, "[split] split_size must be non-negative; got ", split_size);
+  EMBER_CHECK(self.dim() > 0, "[split] expected a tensor with at least 1 dim; got a 0-dim tensor");
+  EMBER_CHECK(split_size >= 0, "[split] expected a non-negative split_size; got ", split_size);
   dim = maybe_wrap_dim(dim, self.dim(), "split");
   int64_t size = self.size(dim);
-  EMBER_CHECK(split_size > 0 || size == 0, "[split] split_size can only be 0 if dimension size is 0; got dimension size ", size);
+  EMBER_CHECK(split_size > 0 || size == 0, "[split] expected a positive split_size for a non-empty dim; got split_size 0 for dim ",
+              dim, " of size ", size);
   std::vector<Tensor> out;
   if (size == 0) { out.push_back(self.narrow(dim, 0, 0)); return out; }
   for (int64_t s = 0; s < size; s += split_size) out.push_back(self.narrow(dim, s, std::min(split_size, size - s)));
@@ -304,15 +306,15 @@ std::vector<Tensor> split_Tensor(const Tensor& self, int64_t split_size, int64_t
 }
 
 std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
-  EMBER_CHECK(self.dim() > 0, "[split_with_sizes] expects at least a 1-dimensional tensor");
+  EMBER_CHECK(self.dim() > 0, "[split_with_sizes] expected a tensor with at least 1 dim; got a 0-dim tensor");
   dim = maybe_wrap_dim(dim, self.dim(), "split_with_sizes");
   int64_t total = 0;
   for (auto s : split_sizes) {
-    EMBER_CHECK(s >= 0, "[split_with_sizes] split sizes must be non-negative; got ", split_sizes);
+    EMBER_CHECK(s >= 0, "[split_with_sizes] expected non-negative split sizes; got ", split_sizes);
     total += s;
   }
-  EMBER_CHECK(total == self.size(dim), "[split_with_sizes] split sizes ", split_sizes, " must sum to the dimension size ",
-              self.size(dim));
+  EMBER_CHECK(total == self.size(dim), "[split_with_sizes] expected split sizes that add up to ", self.size(dim),
+              " (the size of dim ", dim, "); got ", split_sizes);
   std::vector<Tensor> out;
   int64_t start = 0;
   for (auto s : split_sizes) { out.push_back(self.narrow(dim, start, s)); start += s; }
@@ -320,8 +322,8 @@ std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes
 }
 
 std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
-  EMBER_CHECK(self.dim() > 0, "[chunk] expects at least a 1-dimensional tensor");
-  EMBER_CHECK(chunks > 0, "[chunk] number of chunks must be positive; got ", chunks);
+  EMBER_CHECK(self.dim() > 0, "[chunk] expected a tensor with at least 1 dim; got a 0-dim tensor");
+  EMBER_CHECK(chunks > 0, "[chunk] expected a positive number of chunks; got ", chunks);
   dim = maybe_wrap_dim(dim, self.dim(), "chunk");
   int64_t size = self.size(dim);
   int64_t split = (size + chunks - 1) / chunks;
@@ -333,7 +335,7 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
 }
 
 std::vector<Tensor> unbind_int(const Tensor& self, int64_t dim) {
-  EMBER_CHECK(self.dim() > 0, "[unbind] dimension specified as ", dim, " but tensor has no dimensions");
+  EMBER_CHECK(self.dim() > 0, "[unbind] expected a tensor with at least 1 dim to unbind along dim ", dim, "; got a 0-dim tensor");
   dim = maybe_wrap_dim(dim, self.dim(), "unbind");
   std::vector<Tensor> out;
   for (int64_t i = 0; i < self.size(dim); ++i) out.push_back(self.select(dim, i));

@@ -88,7 +88,7 @@ bool Tensor::is_contiguous(MemoryFormat fmt) const {
 }
 
 Scalar Tensor::item() const {
-  EMBER_CHECK(numel() == 1, "[item] a Tensor with ", numel(), " elements cannot be converted to Scalar");
+  EMBER_CHECK(numel() == 1, "[item] expected a tensor with exactly 1 element; got ", numel(), " elements");
   Tensor c = is_cpu() ? *this : to(kCPU);
   return EMBER_DISPATCH_ALL(scalar_type(), "item", [&]() -> Scalar {
     scalar_t v = *static_cast<const scalar_t*>(c.data_ptr());

@@ -47,8 +47,8 @@ std::vector<int64_t> broadcast_shapes(const char* op, at::IntArrayRef a, at::Int
   for (size_t i = 0; i < nd; ++i) {
     int64_t da = i < nd - a.size() ? 1 : a[i - (nd - a.size())];
     int64_t db = i < nd - b.size() ? 1 : b[i - (nd - b.size())];
-    EMBER_CHECK(da == db || da == 1 || db == 1, "[", op, "] the size of tensor a (", da,
-                ") must match the size of tensor b (", db, ") at non-singleton dimension ", i, "; shapes ", a, " and ", b);
+    EMBER_CHECK(da == db || da == 1 || db == 1, "[", op, "] expected sizes that broadcast at dim ", i,
+                " (equal, or one of them 1); got ", da, " and ", db, " for shapes ", a, " and ", b);
     out[i] = da == 1 ? db : da;
   }
   return out;
@@ -111,13 +111,13 @@ void TensorIter::build_pointwise(const PointwiseSpec& spec, Tensor* out, std::in
   if (out) {
     EMBER_CHECK(out->defined(), "[", name, "] out= tensor is undefined");
     EMBER_CHECK(out->device() == dev, "[", name, "] expected out on ", dev, "; got out on ", out->device());
-    EMBER_CHECK(can_cast(result, out->scalar_type()), "[", name, "] result type ", c10::toString(result),
-                " can't be cast to the desired output type ", c10::toString(out->scalar_type()));
+    EMBER_CHECK(can_cast(result, out->scalar_type()), "[", name, "] expected an output dtype that the result dtype ",
+                c10::toString(result), " can be cast to; got output dtype ", c10::toString(out->scalar_type()));
     bool inplace = false;
     for (const Tensor* t : inputs) inplace = inplace || t->is_same(*out);
     if (inplace) {
-      EMBER_CHECK(out->sizes() == shape, "[", name, "] output with shape ", out->sizes(),
-                  " doesn't match the broadcast shape ", shape);
+      EMBER_CHECK(out->sizes() == shape, "[", name, "] expected the in-place output to have the broadcast shape ", shape,
+                  "; got output shape ", out->sizes());
     } else if (out->sizes() != shape) {
       out->resize_(shape);
     }

@@ -118,8 +118,8 @@ TEST_CASE("view vs reshape on non-contiguous input", "[tensor][view]") {
   at::Tensor ok = iota({2, 3, 4}).transpose(0, 1).reshape({3, 2, 4});  // still a view
   CHECK(ok.sizes() == at::IntArrayRef({3, 2, 4}));
   CHECK(iota({2, 6}).view({-1, 3}).sizes() == at::IntArrayRef({4, 3}));
-  CHECK_THROWS_WITH(iota({2, 6}).view({5, -1}), Catch::Contains("is invalid for input of size 12"));
-  CHECK_THROWS_WITH(iota({2, 6}).view({-1, -1}), Catch::Contains("only one dimension can be inferred"));
+  CHECK_THROWS_WITH(iota({2, 6}).view({5, -1}), Catch::Contains("expected a shape that holds 12 elements"));
+  CHECK_THROWS_WITH(iota({2, 6}).view({-1, -1}), Catch::Contains("expected at most one -1 (inferred) entry"));
 }
 
 TEST_CASE("version counter is shared by views and bumped by in-place ops", "[tensor][view]") {
@@ -165,8 +165,8 @@ TEST_CASE("type promotion follows PyTorch's rules", "[tensor][promotion]") {
   CHECK(T(at::kLong).lt(T(at::kDouble)).scalar_type() == at::kBool);
   // In-place ops cannot narrow the category.
   at::Tensor i = T(at::kLong);
-  CHECK_THROWS_WITH(i.add_(T(at::kFloat)), Catch::Contains("result type Float can't be cast to the desired output type Long"));
-  CHECK_THROWS_WITH(i.add_(1, 1.5), Catch::StartsWith("[add] for integral input tensors, argument 'alpha'"));
+  CHECK_THROWS_WITH(i.add_(T(at::kFloat)), Catch::Contains("expected an output dtype that the result dtype Float can be cast to; got output dtype Long"));
+  CHECK_THROWS_WITH(i.add_(1, 1.5), Catch::StartsWith("[add] expected a non-floating value for argument 'alpha'"));
   at::Tensor f = T(at::kFloat);
   f.add_(T(at::kLong));  // Long -> Float is fine
   CHECK(f.scalar_type() == at::kFloat);
@@ -183,9 +183,9 @@ TEST_CASE("broadcasting", "[tensor][broadcast]") {
   CHECK(z.sizes() == at::IntArrayRef({0, 4}));
   at::Tensor s = iota({}) + b;  // zero-dim
   CHECK(s.sizes() == at::IntArrayRef({4}));
-  CHECK_THROWS_WITH(iota({3}) + iota({4}), Catch::StartsWith("[add] the size of tensor a (3) must match the size of tensor b (4)"));
+  CHECK_THROWS_WITH(iota({3}) + iota({4}), Catch::StartsWith("[add] expected sizes that broadcast at dim 0 (equal, or one of them 1); got 3 and 4"));
   at::Tensor x = iota({2, 3});
-  CHECK_THROWS_WITH(iota({3}).add_(x), Catch::Contains("output with shape [3] doesn't match the broadcast shape [2, 3]"));
+  CHECK_THROWS_WITH(iota({3}).add_(x), Catch::Contains("expected the in-place output to have the broadcast shape [2, 3]; got output shape [3]"));
   // Non-contiguous and transposed inputs give correct values; the output follows the input layout.
   at::Tensor t = iota({4, 3}).t();
   at::Tensor u = t * 2;
@@ -206,7 +206,7 @@ TEST_CASE("out= variants resize and check dtypes", "[tensor]") {
   at::mul_out(dout, a, b);
   CHECK(at_(dout, {1, 2}) == 10);
   at::Tensor iout = at::empty({2, 3}, at::kLong);
-  CHECK_THROWS_WITH(at::mul_out(iout, a, b), Catch::Contains("can't be cast"));
+  CHECK_THROWS_WITH(at::mul_out(iout, a, b), Catch::Contains("can be cast to; got output dtype"));
   // An input that partly overlaps the output raises (libtorch does: the result would depend on
   // the visiting order); the exact same elements, or disjoint ones, are fine.
   at::Tensor r = iota({10});
@@ -264,18 +264,19 @@ TEST_CASE("errors name the op and what was given", "[tensor][errors]") {
   at::Tensor a = iota({2, 3});
   CHECK_THROWS_AS(a.size(5), c10::IndexError);
   CHECK_THROWS_WITH(a.size(5), Catch::StartsWith("[size] expected a dimension in [-2, 1]; got 5"));
-  CHECK_THROWS_WITH(a.select(0, 7), Catch::StartsWith("[select] index 7 is out of bounds for dimension 0 with size 2"));
+  CHECK_THROWS_WITH(a.select(0, 7), Catch::StartsWith("[select] expected an index in [-2, 1] for dim 0 of size 2; got 7"));
   CHECK_THROWS_WITH(a.transpose(0, 2), Catch::StartsWith("[transpose] expected a dimension in [-2, 1]; got 2"));
   CHECK_THROWS_WITH(a.permute({0, 0}), Catch::StartsWith("[permute] repeated dim"));
-  CHECK_THROWS_WITH(a.expand({4, 3}), Catch::StartsWith("[expand] the expanded size of the tensor (4) must match the existing size (2)"));
+  CHECK_THROWS_WITH(a.expand({4, 3}), Catch::StartsWith("[expand] expected the existing size (2) at dim 0 to be 1 or to equal the target size (4)"));
   CHECK_THROWS_WITH(at::add(a, at::Tensor()), Catch::StartsWith("[add] expected a defined tensor for argument 'other'"));
   CHECK_THROWS_WITH(a.data_ptr<int64_t>(), Catch::StartsWith("[data_ptr] expected a tensor of dtype int64; got float32"));
-  CHECK_THROWS_WITH(a.item(), Catch::StartsWith("[item] a Tensor with 6 elements cannot be converted to Scalar"));
-  CHECK_THROWS_WITH(a.bitwise_and(a), Catch::StartsWith("[bitwise_and] not implemented for dtype float32"));
+  CHECK_THROWS_WITH(a.item(), Catch::StartsWith("[item] expected a tensor with exactly 1 element; got 6 elements"));
+  CHECK_THROWS_WITH(a.bitwise_and(a), Catch::StartsWith("[bitwise_and] expected one of the supported dtypes (") &&
+                                          Catch::Contains("); got float32"));
   CHECK_THROWS_WITH(a.as_strided({3, 3}, {3, 1}), Catch::StartsWith("[as_strided]"));
   CHECK_THROWS_WITH(at::Device("tpu"), Catch::StartsWith("[Device]"));
   CHECK_THROWS_WITH(at::Tensor().dim(), Catch::StartsWith("[Tensor] called a method on an undefined tensor"));
-  CHECK_THROWS_WITH(a.narrow(1, 2, 3), Catch::StartsWith("[narrow] start (2) + length (3) exceeds dimension size (3)"));
+  CHECK_THROWS_WITH(a.narrow(1, 2, 3), Catch::StartsWith("[narrow] expected a non-negative length with start + length <= 3 (the size of dim 1); got start 2 and length 3"));
   // An unavailable backend gives a clear error, not a crash.
   if (!torch::cuda::is_available()) CHECK_THROWS_AS(at::empty({2}, at::device(at::kCUDA)).fill_(1), c10::Error);
 }

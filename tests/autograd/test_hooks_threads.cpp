@@ -127,7 +127,7 @@ TEST_CASE("autograd::grad with and without allow_unused", "[autograd]") {
   auto z = torch::ones({2}, torch::requires_grad());
   auto y = (x * 2.0).sum();
   CHECK_THROWS_WITH(torch::autograd::grad({y}, {x, z}, {}, /*retain_graph=*/true),
-                    Catch::StartsWith("[autograd] One of the differentiated Tensors appears to not have been used"));
+                    Catch::StartsWith("[autograd] expected every input to be reachable from the outputs"));
   auto gs = torch::autograd::grad({y}, {x, z}, {}, std::nullopt, false, /*allow_unused=*/true);
   REQUIRE(gs.size() == 2);
   CHECK(close(gs[0], torch::full({2}, 2.0)));
@@ -165,8 +165,8 @@ TEST_CASE("anomaly mode names the function whose backward returned NaN", "[autog
     torch::autograd::DetectAnomalyGuard guard;
     CHECK(torch::autograd::AnomalyMode::is_enabled());
     auto y = NanGrad::apply(x).sum();
-    CHECK_THROWS_WITH(y.backward(), Catch::StartsWith("[autograd] Function '") && Catch::Contains("NanGrad") &&
-                                        Catch::Contains("returned nan values in its 0th output"));
+    CHECK_THROWS_WITH(y.backward(), Catch::StartsWith("[autograd] expected NaN-free gradients from '") &&
+                                        Catch::Contains("NanGrad") && Catch::Contains("got NaN in output 0"));
     // Built-in ops are named with their forward op.
     auto z = (x * std::nan("")).log().sum();
     CHECK_THROWS_WITH(z.backward(), Catch::Contains("LogBackward0") && Catch::Contains("log"));

@@ -202,3 +202,29 @@ TEST_CASE("CUDA caching allocator reuses freed blocks", "[cuda]") {
   ember::cuda::empty_cache();
   CHECK(ember::cuda::memory_reserved() == ember::cuda::memory_allocated());
 }
+
+TEST_CASE("ops without a CUDA kernel: one generated list, printed, matching the dispatch table", "[cuda]") {
+  std::string names;
+  for (size_t i = 0; i < ember_test::kNumOpsWithoutCuda; ++i)
+    names += std::string(i ? ", " : "") + ember_test::kOpsWithoutCuda[i];
+  WARN(ember_test::kNumOpsWithoutCuda << " ops have no CUDA kernel: " << names);
+  // In a CUDA build every listed op has an empty CUDA row and every other kernel op a filled one.
+  if (!ember::built_with_cuda()) return;
+  size_t empty_rows = 0;
+  for (uint32_t id = 0; id < ember::kNumOps; ++id) {
+    const bool has_cpu = ember::dispatch::get_kernel(static_cast<ember::OpId>(id), c10::DispatchKey::CPU) != nullptr;
+    const bool has_cuda = ember::dispatch::get_kernel(static_cast<ember::OpId>(id), c10::DispatchKey::CUDA) != nullptr;
+    bool listed = false;
+    for (size_t i = 0; i < ember_test::kNumOpsWithoutCuda; ++i)
+      listed = listed || std::string(ember::kOpNames[id]) == ember_test::kOpsWithoutCuda[i];
+    INFO("op " << ember::kOpNames[id]);
+    if (listed) CHECK_FALSE(has_cuda);
+    if (has_cpu && !has_cuda) {
+      CHECK(listed);
+      ++empty_rows;
+    }
+  }
+  CHECK(empty_rows == ember_test::kNumOpsWithoutCuda);
+  CHECK(ember_test::is_listed_cuda_gap(std::string("[x] no kernel for CUDA (op ") + ember_test::kOpsWithoutCuda[0] + ")"));
+  CHECK_FALSE(ember_test::is_listed_cuda_gap("[add] no kernel for CUDA (op add.Tensor)"));
+}

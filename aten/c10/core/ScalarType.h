@@ -106,7 +106,7 @@ using c10::isFloatingType; using c10::isIntegralType; using c10::promoteTypes; u
 #define EMBER_DISPATCH_CASE(cpp, name, ...) \
   case ::c10::ScalarType::name: { using scalar_t = cpp; return __VA_ARGS__(); }
 #define EMBER_DISPATCH_FAIL(TYPE, NAME, WHAT) \
-  default: throw ::c10::Error(::c10::str("[", NAME, "] not implemented for dtype ", ::c10::dtypeName(TYPE), " (supports " WHAT ")"));
+  default: throw ::c10::Error(::c10::str("[", NAME, "] expected one of the supported dtypes (" WHAT "); got ", ::c10::dtypeName(TYPE)));
 
 #define AT_DISPATCH_FLOATING_TYPES(TYPE, NAME, ...) \
   [&] { switch (TYPE) { \

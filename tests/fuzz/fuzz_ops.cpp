@@ -1,0 +1,168 @@
+// libFuzzer target: decodes bytes into op calls on hostile tensors (any rank, huge or zero sizes,
+// strides 0/negative-looking/overlapping through as_strided, every dtype, odd scalars) and checks
+// that every outcome is a result or a c10::Error whose message starts with "[op]". Anything else
+// (a crash, a sanitizer report, another exception, an unprefixed message) is a finding.
+//
+// Build and run: tools/fuzz (clang, -fsanitize=fuzzer,address,undefined); corpus: tests/fuzz/corpus.
+#include <ATen/ATen.h>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+// Reads the fuzzer's bytes; past the end it yields zeros, so every input decodes to something.
+struct Reader {
+  const uint8_t* p;
+  size_t n;
+  uint8_t u8() { return n ? (--n, *p++) : 0; }
+  uint16_t u16() { return static_cast<uint16_t>(u8() | (u8() << 8)); }
+  int64_t i64() {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(u8()) << (8 * i);
+    return static_cast<int64_t>(v);
+  }
+  // A size: mostly small, sometimes 0/1, sometimes hostile.
+  int64_t size() {
+    uint8_t k = u8();
+    if (k < 200) return k % 6;
+    if (k < 230) return u8() % 40;
+    if (k < 245) return -static_cast<int64_t>(u8() % 3) - 1;
+    return i64();
+  }
+  int64_t small_int() { return static_cast<int8_t>(u8()); }
+  double scalar() {
+    switch (u8() % 10) {
+      case 0: return NAN;
+      case 1: return INFINITY;
+      case 2: return -INFINITY;
+      case 3: return -0.0;
+      case 4: return 1e-320;
+      case 5: return 1e300;
+      default: return static_cast<double>(small_int()) / 4.0;
+    }
+  }
+};
+
+const at::ScalarType kDtypes[] = {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16, at::kLong,
+                                  at::kInt,   at::kShort,  at::kChar, at::kByte,     at::kBool};
+
+// A tensor over a small buffer: shape and strides decoded from the bytes, laid out with
+// as_strided over a base big enough (or not: the bounds check must catch it).
+at::Tensor make_tensor(Reader& r) {
+  const at::ScalarType dt = kDtypes[r.u8() % 10];
+  const int64_t rank = r.u8() % 6;
+  std::vector<int64_t> sizes(static_cast<size_t>(rank));
+  for (auto& s : sizes) s = r.size();
+  const uint8_t layout = r.u8() % 4;
+  at::Tensor base = at::arange(0, 64, 1, at::TensorOptions().dtype(at::kDouble)).sub(20).mul(0.75).to(dt);
+  if (layout == 0) return at::empty(sizes, at::TensorOptions().dtype(dt)).fill_(r.scalar());
+  std::vector<int64_t> strides(static_cast<size_t>(rank));
+  for (auto& s : strides) s = layout == 1 ? r.u8() % 5 : r.size();
+  const int64_t off = r.u8() % 8;
+  at::Tensor t = base.as_strided(sizes, strides, off);
+  if (layout == 3 && rank >= 2) t = t.transpose(0, rank - 1);
+  return t;
+}
+
+std::vector<int64_t> dims(Reader& r) {
+  std::vector<int64_t> d(r.u8() % 4);
+  for (auto& x : d) x = r.small_int() % 7;
+  return d;
+}
+
+using OpFn = std::function<void(Reader&)>;
+
+std::vector<OpFn> ops() {
+  std::vector<OpFn> v;
+  auto T = [](Reader& r) { return make_tensor(r); };
+  // Pointwise, unary and binary, functional / in-place / out=.
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); (void)a.exp(); (void)a.neg(); (void)a.abs(); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); (void)a.sqrt(); (void)a.floor(); (void)a.isnan(); (void)a.sign(); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r), b = T(r); (void)at::add(a, b, r.scalar()); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r), b = T(r); (void)at::div(a, b); (void)at::remainder(a, b); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r), b = T(r); a.mul_(b); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r), b = T(r), o = T(r); at::add_out(o, a, b); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); a.add_(r.scalar()); a.clamp_(r.scalar(), r.scalar()); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); (void)at::pow(a, r.small_int()); (void)at::pow(a, r.scalar()); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); (void)at::nan_to_num(a); (void)at::clamp(a, r.scalar()); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r), b = T(r); (void)at::floor_divide(a, b); (void)at::bitwise_and(a, b); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r), b = T(r), c = T(r); (void)at::where(a.to(at::kBool), b, c); });
+  // Copies, conversion, views.
+  v.push_back([T](Reader& r) { at::Tensor a = T(r), b = T(r); a.copy_(b); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); (void)a.to(kDtypes[r.u8() % 10]); (void)a.clone(); (void)a.contiguous(); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); std::vector<int64_t> s(r.u8() % 5); for (auto& x : s) x = r.size(); (void)a.view(s); (void)a.reshape(s); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); std::vector<int64_t> s(r.u8() % 6); for (auto& x : s) x = r.size(); (void)a.expand(s).contiguous(); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); (void)a.permute(dims(r)); (void)a.transpose(r.small_int(), r.small_int()); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); (void)a.slice(r.small_int(), r.i64(), r.i64(), r.size()); (void)a.select(r.small_int(), r.i64()); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); (void)a.narrow(r.small_int(), r.small_int(), r.small_int()); (void)a.unfold(r.small_int(), r.size(), r.size()); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); (void)a.diagonal(r.small_int(), r.small_int(), r.small_int()); (void)a.squeeze(r.small_int()); (void)a.unsqueeze(r.small_int()); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); std::vector<int64_t> s(r.u8() % 5), st(r.u8() % 5); for (auto& x : s) x = r.size(); for (auto& x : st) x = r.size(); (void)a.as_strided(s, st, r.size()); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); (void)a.split(r.size(), r.small_int()); (void)a.chunk(r.size(), r.small_int()); (void)a.unbind(r.small_int()); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); std::vector<int64_t> s(r.u8() % 5); for (auto& x : s) x = r.size(); a.resize_(s); });
+  // Factories.
+  v.push_back([](Reader& r) { std::vector<int64_t> s(r.u8() % 6); for (auto& x : s) x = r.size(); (void)at::empty(s); (void)at::zeros(s, at::TensorOptions().dtype(kDtypes[r.u8() % 10])); });
+  v.push_back([](Reader& r) { std::vector<int64_t> s(r.u8() % 4), st(r.u8() % 4); for (auto& x : s) x = r.size(); for (auto& x : st) x = r.size(); (void)at::empty_strided(s, st); });
+  v.push_back([](Reader& r) { (void)at::arange(r.scalar(), r.scalar(), r.scalar()); (void)at::linspace(r.scalar(), r.scalar(), r.size()); (void)at::eye(r.size(), r.size()); });
+  // Reductions.
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); (void)a.sum(); (void)a.sum(dims(r), r.u8() & 1); (void)a.mean(); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); (void)a.amax(dims(r)); (void)a.max(); (void)a.argmax(r.small_int()); (void)a.prod(); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); (void)a.var(dims(r)); (void)a.logsumexp(dims(r)); (void)a.norm(); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); (void)a.cumsum(r.small_int()); (void)at::softmax(a, r.small_int()); (void)a.sort(r.small_int()); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); (void)a.topk(r.size(), r.small_int()); (void)a.all(); (void)a.any(r.small_int()); });
+  // Linear algebra.
+  v.push_back([T](Reader& r) { at::Tensor a = T(r), b = T(r); (void)at::matmul(a, b); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r), b = T(r); (void)at::mm(a, b); (void)at::bmm(a, b); (void)at::dot(a, b); });
+  v.push_back([T](Reader& r) { at::Tensor s = T(r), a = T(r), b = T(r); (void)at::addmm(s, a, b, r.scalar(), r.scalar()); });
+  // Indexing and joining.
+  v.push_back([T](Reader& r) { at::Tensor a = T(r), b = T(r); (void)at::cat({a, b}, r.small_int()); (void)at::stack({a, b}, r.small_int()); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r), i = T(r); (void)a.index_select(r.small_int(), i.to(at::kLong)); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r), i = T(r); (void)a.gather(r.small_int(), i.to(at::kLong)); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r), i = T(r), s = T(r); a.scatter_(r.small_int(), i.to(at::kLong), s); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r), i = T(r), v2 = T(r); c10::List<std::optional<at::Tensor>> idx; idx.push_back(i.to(r.u8() & 1 ? at::kBool : at::kLong)); at::index_put_(a, idx, v2, r.u8() & 1); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r), i = T(r); (void)a.index({i.to(r.u8() & 1 ? at::kBool : at::kLong)}); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r), m = T(r); (void)a.masked_fill(m.to(at::kBool), r.scalar()); (void)a.masked_select(m.to(at::kBool)); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); (void)a.nonzero(); (void)a.flip(dims(r)); (void)a.roll(r.small_int(), r.small_int()); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); std::vector<int64_t> p(r.u8() % 6); for (auto& x : p) x = r.small_int(); (void)at::constant_pad_nd(a, p, r.scalar()); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); std::vector<int64_t> p(r.u8() % 5); for (auto& x : p) x = r.size(); (void)a.repeat(p); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); (void)at::one_hot(a.to(at::kLong), r.small_int()); (void)a.tril(r.small_int()); });
+  v.push_back([](Reader& r) { (void)at::randperm(r.size()); (void)at::randint(r.small_int(), r.small_int(), {r.size()}); });
+  return v;
+}
+
+const std::vector<OpFn>& table() {
+  static const std::vector<OpFn> t = ops();
+  return t;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  at::set_num_threads(1);  // deterministic, and libgomp is not instrumented
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  Reader r{data, size};
+  const size_t calls = 1 + r.u8() % 3;
+  for (size_t k = 0; k < calls; ++k) {
+    const auto& op = table()[r.u8() % table().size()];
+    try {
+      op(r);
+    } catch (const c10::Error& e) {
+      const char* m = e.what();
+      if (m[0] != '[' || std::strchr(m, ']') == nullptr) {
+        std::fprintf(stderr, "fuzz_ops: c10::Error without an [op] prefix: %s\n", m);
+        std::abort();
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "fuzz_ops: exception other than c10::Error: %s\n", e.what());
+      std::abort();
+    }
+  }
+  return 0;
+}
