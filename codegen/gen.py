@@ -112,6 +112,13 @@ def inplace_sample_ok(op, s):
     return pw_shape(op, s) == s.tensors["self"]["shape"]
 
 
+def sample_seed(op, s):
+    """A stable RNG seed per sample: from the test's name, so adding or moving ops in the YAML does
+    not change other samples' inputs (their golden data stays valid)."""
+    import zlib
+    return zlib.crc32(f"{op.full_name} #{s.index}".encode()) % 1000003 + 1000
+
+
 def view_primitive(op):
     """A view op with its own kernel (not a composite over other views): the at:: function records
     the view for autograd when the call did not go through the Autograd row."""
@@ -340,6 +347,8 @@ def main(argv=None):
     ap.add_argument("--cuda", action="store_true", help="emit CUDA kernels (else CUDA stubs)")
     ap.add_argument("--tests", action="store_true", help="emit generated op tests")
     ap.add_argument("--list-outputs", action="store_true", help="print the files that would be written")
+    ap.add_argument("--golden", default=None, metavar="DIR",
+                    help="also write the golden-data program (compiled against libtorch by tools/golden) into DIR")
     ap.add_argument("--quiet", action="store_true", help="no warnings")
     args = ap.parse_args(argv)
     try:
@@ -356,7 +365,7 @@ def generate(args):
     tdir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(tdir), trim_blocks=True, lstrip_blocks=True,
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
-    env.globals.update(HEADER=HEADER, view_primitive=view_primitive, params=params, arg_names=arg_names, fn_type=fn_type,
+    env.globals.update(HEADER=HEADER, view_primitive=view_primitive, sample_seed=sample_seed, params=params, arg_names=arg_names, fn_type=fn_type,
                        dispatch_args=dispatch_args, mutable_args=mutable_args, list_args=list_args, has_options=has_options, inplace_sample_ok=inplace_sample_ok,
                        optional_edge=optional_edge, arg_checks=arg_checks, kernel_name=kernel_name,
                        cpp_ret_type=cpp_ret_type, ret_is_ref=ret_is_ref, pw_info=pw_info, CPP_DTYPE=CPP_DTYPE,
@@ -424,6 +433,18 @@ def generate(args):
         # composites over them); the test run prints the list with its count.
         no_cuda = [o.full_name for o in ops if o.kind == "dispatch" and not kernel_name(o, "CUDA")]
         render("CudaGaps.cpp.j2", "tests/cuda_gaps.cpp", no_cuda=no_cuda)
+
+    if args.golden:
+        # Every sample of every functional op, run through libtorch by tools/golden. An op opts out
+        # with `golden: "<reason>"` in ops.yaml (libtorch lacks it or differs on purpose).
+        gw = Writer(args.golden)
+        fams = []
+        for fam in families:
+            fops = [o for o in ops if o.family == fam and o.test and o.variant_kind == "functional" and o.golden is True]
+            if fops:
+                fams.append(fam)
+                gw.write(f"golden_{fam}.cpp", env.get_template("GoldenOps.cpp.j2").render(ops=ops, fam=fam, fam_ops=fops))
+        gw.write("golden_main.cpp", env.get_template("GoldenMain.cpp.j2").render(ops=ops, fams=fams))
 
     if args.list_outputs:
         for p in w.all:

@@ -359,6 +359,8 @@ class Op:
     # Pointwise argument checks that need the computation dtype: [C++ condition over `dt` and the
     # op's Scalar args, message parts...]; a part naming an argument prints its value.
     require: list = field(default_factory=list)
+    # True, or the reason libtorch's output is not this op's reference (see tools/golden).
+    golden: object = True
 
     @property
     def full_name(self):
@@ -381,7 +383,7 @@ class Op:
 
 KNOWN_KEYS = {"func", "variants", "pointwise", "dispatch", "composite", "samples", "dtypes", "promote",
               "wrapped", "family", "checks", "tol", "ref", "test", "__line__", "inplace", "out", "doc", "grad",
-              "require"}
+              "require", "golden"}
 
 
 def _dtypes(spec, where):
@@ -502,6 +504,10 @@ def parse_ops(path: str, text: Optional[str] = None):
                 checks={k: v for k, v in (e.get("checks", {}) or {}).items() if k != "__line__"}, tol=e.get("tol"), ref=e.get("ref"), test=e.get("test", True),
                 grad=e.get("grad", True))
         argnames = [a.name for a in schema.args]
+        g = e.get("golden", True)
+        if g is not True and not (isinstance(g, str) and g.strip()):
+            raise GenError(f"{where}: golden is true or a string giving the reason libtorch is not the reference")
+        op.golden = g
         for r in e.get("require", []) or []:
             if not isinstance(r, list) or len(r) < 2 or not all(isinstance(x, str) for x in r):
                 raise GenError(f"{where}: each require entry is [condition, message parts...]")

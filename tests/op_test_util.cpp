@@ -1,39 +1,11 @@
 #include "op_test_util.h"
 #include <ATen/TensorIterator.h>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
 
 namespace ember_test {
-
-at::Tensor make_input(std::vector<int64_t> shape, at::ScalarType dtype, const std::string& layout, double lo, double hi,
-                      Rng& rng, int64_t index_bound) {
-  std::vector<int64_t> base = shape;
-  if (layout == "transposed") std::reverse(base.begin(), base.end());
-  if (layout == "strided") for (auto& s : base) s *= 2;
-  if (layout == "expanded" && !base.empty()) base[0] = 1;
-  int64_t n = 1;
-  for (auto s : base) n *= s;
-  std::vector<double> v(n);
-  std::uniform_real_distribution<double> u(lo, hi);
-  for (auto& x : v) {
-    if (index_bound >= 0) x = static_cast<double>(rng() % static_cast<uint64_t>(std::max<int64_t>(index_bound, 1)));
-    else if (dtype == at::kBool) x = static_cast<double>(rng() & 1);
-    else if (c10::isIntegralType(dtype, false)) x = std::floor(u(rng));
-    else x = u(rng);
-  }
-  at::Tensor t = at::empty(base, at::kDouble);
-  std::copy(v.begin(), v.end(), t.data_ptr<double>());
-  t = t.to(dtype);
-  if (layout == "transposed") {
-    std::vector<int64_t> perm(base.size());
-    for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int64_t>(perm.size() - 1 - i);
-    t = t.permute(perm);
-  } else if (layout == "strided") {
-    for (int64_t d = 0; d < t.dim(); ++d) t = t.slice(d, 0, std::nullopt, 2);
-  } else if (layout == "expanded") {
-    t = t.expand(shape);
-  }
-  REQUIRE(t.sizes().vec() == shape);
-  return t;
-}
 
 double tol(at::ScalarType dt) {
   switch (dt) {
@@ -84,4 +56,115 @@ bool ember_test::is_listed_cuda_gap(const std::string& message) {
   for (size_t i = 0; i < kNumOpsWithoutCuda; ++i)
     if (name == kOpsWithoutCuda[i]) return true;
   return false;
+}
+
+// ---------------------------------------------------------------- golden data
+namespace {
+struct GoldenOutput {
+  std::string dtype;
+  std::vector<int64_t> sizes;
+  std::vector<double> values;
+};
+struct GoldenRecord {
+  bool raises = false;
+  std::string message;
+  std::vector<GoldenOutput> outputs;
+};
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t a = 0;
+  for (size_t b; (b = s.find(sep, a)) != std::string::npos; a = b + 1) out.push_back(s.substr(a, b - a));
+  out.push_back(s.substr(a));
+  return out;
+}
+
+const std::unordered_map<std::string, GoldenRecord>& golden() {
+  static const std::unordered_map<std::string, GoldenRecord> table = [] {
+    std::unordered_map<std::string, GoldenRecord> t;
+    std::ifstream in(EMBER_GOLDEN_FILE);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty() || line[0] == '#') continue;
+      auto f = split(line, '\t');
+      if (f.size() < 4) continue;
+      GoldenRecord& r = t[f[0]];
+      if (f[2] == "raises") {
+        r.raises = true;
+        r.message = f[3];
+        continue;
+      }
+      if (f.size() < 6) continue;
+      GoldenOutput o;
+      o.dtype = f[3];
+      const std::string dims = f[4].substr(1, f[4].size() - 2);
+      if (!dims.empty()) for (auto& d : split(dims, ',')) o.sizes.push_back(std::stoll(d));
+      std::istringstream vs(f[5]);
+      std::string v;
+      while (vs >> v) o.values.push_back(std::strtod(v.c_str(), nullptr));
+      r.outputs.push_back(std::move(o));
+    }
+    return t;
+  }();
+  return table;
+}
+
+const char* dtype_tag(at::ScalarType t) {
+  switch (t) {
+    case at::kFloat: return "float32";
+    case at::kDouble: return "float64";
+    case at::kHalf: return "float16";
+    case at::kBFloat16: return "bfloat16";
+    case at::kLong: return "int64";
+    case at::kInt: return "int32";
+    case at::kShort: return "int16";
+    case at::kChar: return "int8";
+    case at::kByte: return "uint8";
+    case at::kBool: return "bool";
+    default: return "other";
+  }
+}
+}  // namespace
+
+bool ember_test::golden_raises(const std::string& name) {
+  auto it = golden().find(name);
+  return it != golden().end() && it->second.raises;
+}
+
+std::vector<std::string> ember_test::golden_names() {
+  std::vector<std::string> v;
+  for (const auto& kv : golden()) v.push_back(kv.first);
+  return v;
+}
+
+void ember_test::check_golden(const std::string& name, const std::vector<at::Tensor>& outputs, double tol) {
+  auto it = golden().find(name);
+  if (it == golden().end()) return;
+  const GoldenRecord& g = it->second;
+  INFO("golden record of " << name << " (libtorch)");
+  REQUIRE_FALSE(g.raises);
+  REQUIRE(outputs.size() == g.outputs.size());
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const GoldenOutput& o = g.outputs[k];
+    const at::Tensor& t = outputs[k];
+    INFO("output " << k);
+    CHECK(std::string(dtype_tag(t.scalar_type())) == o.dtype);
+    REQUIRE(t.sizes().vec() == o.sizes);
+    const std::vector<double> got = to_double_vec(t);
+    REQUIRE(got.size() == o.values.size());
+    const double tl = tol >= 0 ? tol : ember_test::tol(t.scalar_type());
+    double worst = 0;
+    int64_t worst_at = -1;
+    for (size_t i = 0; i < got.size(); ++i) {
+      const double a = got[i], b = o.values[i];
+      double err;
+      if (std::isnan(b) || std::isnan(a)) err = (std::isnan(a) && std::isnan(b)) ? 0 : INFINITY;
+      else if (std::isinf(b) || std::isinf(a)) err = a == b ? 0 : INFINITY;
+      else err = std::abs(a - b) / (1 + std::abs(b));
+      if (err > worst) { worst = err; worst_at = static_cast<int64_t>(i); }
+    }
+    INFO("worst element " << worst_at << ": " << (worst_at >= 0 ? got[worst_at] : 0.0) << " vs libtorch "
+                          << (worst_at >= 0 ? o.values[worst_at] : 0.0));
+    CHECK(worst <= tl);
+  }
 }

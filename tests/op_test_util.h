@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <torch/cuda.h>
 #include "ops/references.h"
+#include "sample_inputs.h"
 #include <cmath>
 #include <random>
 #include <string>
@@ -13,21 +14,6 @@
 #include <vector>
 
 namespace ember_test {
-
-using Rng = std::mt19937_64;
-
-/// `float_dtype` replaces a floating sample dtype when set (the float64 re-run).
-inline at::ScalarType pick(at::ScalarType dt, at::ScalarType float_dtype) {
-  if (float_dtype != at::ScalarType::Undefined && c10::isFloatingType(dt)) return float_dtype;
-  return dt;
-}
-
-/// A deterministic input: uniform values in [lo, hi) (integers: [lo, hi) rounded down; bool: coin
-/// flips; index tensors: [0, index_bound)), laid out as asked: contiguous, transposed (a
-/// transposed view of a contiguous tensor of the reversed shape), strided (every other element)
-/// or expanded (a broadcast view of a smaller tensor).
-at::Tensor make_input(std::vector<int64_t> shape, at::ScalarType dtype, const std::string& layout, double lo, double hi,
-                      Rng& rng, int64_t index_bound = -1);
 
 /// 0, 1, 2, ... laid out in `shape` (float32 unless told), built without the ops under test.
 inline at::Tensor iota(std::vector<int64_t> shape, at::ScalarType dt = at::kFloat) {
@@ -79,6 +65,22 @@ template <typename... T> std::vector<at::Tensor> as_list(const std::tuple<T...>&
 }
 
 inline bool cuda_available() { return torch::cuda::is_available(); }
+/// Golden data (tests/golden/ops.golden, written by tools/golden/run from libtorch): true when
+/// libtorch raised on sample `name`.
+bool golden_raises(const std::string& name);
+/// Compares each output with libtorch's record for sample `name`: dtype and shape exactly, values
+/// to `tol` (relative, per element; NaN and infinities must match). No record: nothing checked.
+void check_golden(const std::string& name, const std::vector<at::Tensor>& outputs, double tol = -1);
+inline void check_golden(const std::string& name, const at::Tensor& t, double tol = -1) {
+  check_golden(name, std::vector<at::Tensor>{t}, tol);
+}
+template <typename... T>
+void check_golden(const std::string& name, const std::tuple<T...>& t, double tol = -1) {
+  check_golden(name, std::apply([](const auto&... x) { return std::vector<at::Tensor>{x...}; }, t), tol);
+}
+/// Names of the samples that have a golden record.
+std::vector<std::string> golden_names();
+
 /// Ops without a CUDA kernel (generated from ops.yaml: build/generated/tests/cuda_gaps.cpp).
 extern const char* const kOpsWithoutCuda[];
 extern const size_t kNumOpsWithoutCuda;

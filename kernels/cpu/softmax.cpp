@@ -115,8 +115,11 @@ Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, bool half_t
   EMBER_CHECK(isFloatingType(dt), "[", op, "] expected a floating point input; got ", c10::dtypeName(dt),
               " (pass dtype= to compute in a floating dtype)");
   const int64_t d = maybe_wrap_dim(dim, self.dim(), op);
-  // half_to_float asks for a float32 result from float16/bfloat16 input; other dtypes ignore it.
-  const ScalarType out_dt = half_to_float && (dt == kHalf || dt == kBFloat16) ? kFloat : dt;
+  // half_to_float (a float32 result straight from float16 input) is a CUDA-only path in libtorch;
+  // on the CPU the composite softmax(x, dim, kFloat) converts first. Raise like libtorch does.
+  EMBER_CHECK(!half_to_float, "[", op, "] expected half_to_float=false on the CPU (convert with softmax(x, dim, "
+              "kFloat) instead); got true");
+  const ScalarType out_dt = dt;
   Tensor x = self.contiguous();
   Tensor out = at::empty(x.sizes(), at::TensorOptions().dtype(out_dt));
   if (x.numel() == 0) return out;

@@ -1,0 +1,62 @@
+#pragma once
+// Sample inputs of the generated op tests, written against the libtorch API only (no Ember-only
+// headers): the op tests and the golden-data program (tools/golden, compiled against libtorch)
+// build bit-identical inputs from the same seeds.
+#include <ATen/ATen.h>
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ember_test {
+
+using Rng = std::mt19937_64;
+
+/// `float_dtype` replaces a floating sample dtype when set (the float64 re-run).
+inline at::ScalarType pick(at::ScalarType dt, at::ScalarType float_dtype) {
+  const bool floating = dt == at::kFloat || dt == at::kDouble || dt == at::kHalf || dt == at::kBFloat16;
+  if (float_dtype != at::ScalarType::Undefined && floating) return float_dtype;
+  return dt;
+}
+
+/// A deterministic input: uniform values in [lo, hi) (integers: [lo, hi) rounded down; bool: coin
+/// flips; index tensors: [0, index_bound)), laid out as asked: contiguous, transposed (a
+/// transposed view of a contiguous tensor of the reversed shape), strided (every other element)
+/// or expanded (a broadcast view of a smaller tensor).
+inline at::Tensor make_input(std::vector<int64_t> shape, at::ScalarType dtype, const std::string& layout, double lo,
+                             double hi, Rng& rng, int64_t index_bound = -1) {
+  std::vector<int64_t> base = shape;
+  if (layout == "transposed") std::reverse(base.begin(), base.end());
+  if (layout == "strided") for (auto& s : base) s *= 2;
+  if (layout == "expanded" && !base.empty()) base[0] = 1;
+  int64_t n = 1;
+  for (auto s : base) n *= s;
+  std::vector<double> v(static_cast<size_t>(n));
+  std::uniform_real_distribution<double> u(lo, hi);
+  const bool integral = dtype == at::kLong || dtype == at::kInt || dtype == at::kShort || dtype == at::kChar ||
+                        dtype == at::kByte;
+  for (auto& x : v) {
+    if (index_bound >= 0) x = static_cast<double>(rng() % static_cast<uint64_t>(std::max<int64_t>(index_bound, 1)));
+    else if (dtype == at::kBool) x = static_cast<double>(rng() & 1);
+    else if (integral) x = std::floor(u(rng));
+    else x = u(rng);
+  }
+  at::Tensor t = at::empty(base, at::TensorOptions().dtype(at::kDouble));
+  std::copy(v.begin(), v.end(), t.data_ptr<double>());
+  t = t.to(dtype);
+  if (layout == "transposed") {
+    std::vector<int64_t> perm(base.size());
+    for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int64_t>(perm.size() - 1 - i);
+    t = t.permute(perm);
+  } else if (layout == "strided") {
+    for (int64_t d = 0; d < t.dim(); ++d) t = t.slice(d, 0, std::nullopt, 2);
+  } else if (layout == "expanded") {
+    t = t.expand(shape);
+  }
+  if (t.sizes().vec() != shape) throw std::logic_error("make_input: layout '" + layout + "' changed the shape");
+  return t;
+}
+
+}  // namespace ember_test
