@@ -329,11 +329,12 @@ PROMOTIONS = {"default", "int_to_float", "always_bool", "none"}
 @dataclass
 class Sample:
     line: int
-    tensors: dict  # arg -> {shape:[...], layout:str, dtype:str}
+    tensors: dict  # arg -> {shape:[...], layout:str, dtype:str, domain, index_bound, special:bool}
     scalars: dict  # arg -> python value (rendered to C++ later)
     dtype: str
     domain: tuple
     index: int
+    special: bool = False  # generated: a copy of a sample with NaN, ±inf, -0.0, denormals, extremes
 
 
 @dataclass
@@ -361,6 +362,8 @@ class Op:
     require: list = field(default_factory=list)
     # True, or the reason libtorch's output is not this op's reference (see tools/golden).
     golden: object = True
+    # True, or the reason the op gets no generated special-value sample.
+    special: object = True
 
     @property
     def full_name(self):
@@ -383,7 +386,7 @@ class Op:
 
 KNOWN_KEYS = {"func", "variants", "pointwise", "dispatch", "composite", "samples", "dtypes", "promote",
               "wrapped", "family", "checks", "tol", "ref", "test", "__line__", "inplace", "out", "doc", "grad",
-              "require", "golden"}
+              "require", "golden", "special"}
 
 
 def _dtypes(spec, where):
@@ -444,7 +447,7 @@ def _parse_samples(entry, schema: Schema, where_file, line):
             if a.type.is_tensor and not a.type.is_list:
                 if isinstance(v, list):
                     tensors[k] = {"shape": v, "layout": "contiguous", "dtype": None, "domain": None,
-                                  "index_bound": None}
+                                  "index_bound": None, "special": False}
                 elif isinstance(v, dict):
                     if "shape" not in v:
                         raise GenError(f"{w}: tensor sample for '{k}' needs 'shape'")
@@ -455,14 +458,15 @@ def _parse_samples(entry, schema: Schema, where_file, line):
                     if dt is not None and dt not in DTYPE_NAMES:
                         raise GenError(f"{w}: unknown dtype '{dt}'")
                     tensors[k] = {"shape": v["shape"], "layout": lay, "dtype": dt,
-                                  "domain": v.get("domain"), "index_bound": v.get("index_bound")}
+                                  "domain": v.get("domain"), "index_bound": v.get("index_bound"),
+                                  "special": bool(v.get("special", False))}
                 else:
                     raise GenError(f"{w}: tensor sample for '{k}' must be a shape list or a mapping")
             elif a.type.is_tensor and a.type.is_list:
                 if not isinstance(v, list) or not all(isinstance(x, list) for x in v):
                     raise GenError(f"{w}: Tensor[] sample for '{k}' must be a list of shapes")
                 tensors[k] = {"list": v, "layout": "contiguous", "dtype": None, "domain": None,
-                              "index_bound": None}
+                              "index_bound": None, "special": False}
             else:
                 scalars[k] = v
         for a in schema.args:
@@ -470,6 +474,28 @@ def _parse_samples(entry, schema: Schema, where_file, line):
                 raise GenError(f"{w}: sample for {schema.full_name} gives no shape for tensor argument '{a.name}'")
         out.append(Sample(sl, tensors, scalars, dtype, domain, i))
     return out
+
+
+FLOATING = ("float32", "float64", "float16", "bfloat16")
+
+
+def _add_special_sample(op):
+    """Appends a copy of the op's first floating sample whose floating, non-index tensors hold the
+    special values (NaN, +-inf, -0.0, denormals, huge and tiny magnitudes) at their first elements.
+    Its expected outputs come from libtorch (tests/golden)."""
+    for s in op.samples:
+        tens = {}
+        hit = False
+        for k, t in s.tensors.items():
+            t2 = dict(t)
+            dt = t.get("dtype") or s.dtype
+            if "list" not in t and t.get("index_bound") is None and dt in FLOATING:
+                t2["special"] = True
+                hit = True
+            tens[k] = t2
+        if hit:
+            op.samples.append(Sample(s.line, tens, dict(s.scalars), s.dtype, s.domain, len(op.samples), True))
+            return
 
 
 def parse_ops(path: str, text: Optional[str] = None):
@@ -508,6 +534,10 @@ def parse_ops(path: str, text: Optional[str] = None):
         if g is not True and not (isinstance(g, str) and g.strip()):
             raise GenError(f"{where}: golden is true or a string giving the reason libtorch is not the reference")
         op.golden = g
+        sp = e.get("special", True)
+        if sp is not True and not (isinstance(sp, str) and sp.strip()):
+            raise GenError(f"{where}: special is true or a string giving the reason the op skips special values")
+        op.special = sp
         for r in e.get("require", []) or []:
             if not isinstance(r, list) or len(r) < 2 or not all(isinstance(x, str) for x in r):
                 raise GenError(f"{where}: each require entry is [condition, message parts...]")
@@ -541,6 +571,8 @@ def parse_ops(path: str, text: Optional[str] = None):
                     raise GenError(f"{where}: unknown dispatch key '{k}' (CPU, CUDA)")
             op.dispatch = {k: v for k, v in d.items() if k != "__line__"}
         op.samples = _parse_samples(e, schema, path, line)
+        if op.special is True:
+            _add_special_sample(op)
         _add(ops, names, op, path)
         if kind == "pointwise" and e.get("inplace", True):
             ip = Op(**{**op.__dict__})

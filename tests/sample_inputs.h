@@ -25,8 +25,19 @@ inline at::ScalarType pick(at::ScalarType dt, at::ScalarType float_dtype) {
 /// flips; index tensors: [0, index_bound)), laid out as asked: contiguous, transposed (a
 /// transposed view of a contiguous tensor of the reversed shape), strided (every other element)
 /// or expanded (a broadcast view of a smaller tensor).
+/// The special values a floating dtype is tested with: NaN, +-inf, -0.0, a denormal, huge and tiny
+/// magnitudes of both signs (within the dtype's range).
+inline std::vector<double> special_values(at::ScalarType dtype) {
+  const double nan = std::nan(""), inf = INFINITY;
+  double denorm = 1e-310, huge = 1e300, tiny = 1e-300;
+  if (dtype == at::kFloat) { denorm = 1e-40; huge = 3e38; tiny = 1e-37; }
+  if (dtype == at::kHalf) { denorm = 1e-7; huge = 6e4; tiny = 1e-4; }
+  if (dtype == at::kBFloat16) { denorm = 1e-39; huge = 3e38; tiny = 1e-37; }
+  return {nan, inf, -inf, -0.0, denorm, huge, -huge, tiny, -denorm, 0.0};
+}
+
 inline at::Tensor make_input(std::vector<int64_t> shape, at::ScalarType dtype, const std::string& layout, double lo,
-                             double hi, Rng& rng, int64_t index_bound = -1) {
+                             double hi, Rng& rng, int64_t index_bound = -1, bool special = false) {
   std::vector<int64_t> base = shape;
   if (layout == "transposed") std::reverse(base.begin(), base.end());
   if (layout == "strided") for (auto& s : base) s *= 2;
@@ -42,6 +53,11 @@ inline at::Tensor make_input(std::vector<int64_t> shape, at::ScalarType dtype, c
     else if (dtype == at::kBool) x = static_cast<double>(rng() & 1);
     else if (integral) x = std::floor(u(rng));
     else x = u(rng);
+  }
+  if (special) {
+    // Every other element of the buffer (so strided layouts keep some) takes the next special value.
+    const auto sv = special_values(dtype);
+    for (size_t i = 0, k = 0; i < v.size() && k < sv.size(); i += 2, ++k) v[i] = sv[k];
   }
   at::Tensor t = at::empty(base, at::TensorOptions().dtype(at::kDouble));
   std::copy(v.begin(), v.end(), t.data_ptr<double>());
