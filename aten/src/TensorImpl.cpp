@@ -13,13 +13,13 @@ namespace c10 {
 // numel fits in int64 and its extent fits in its storage, so kernels may index without checks.
 
 bool safe_numel(IntArrayRef sizes, int64_t* out) {
-  int64_t n = 1;
+  // Left to right with a sticky overflow flag, like libtorch's storage-size check: a zero size
+  // makes the sizes after it harmless, not the ones before it ({5, 3, 1<<62, 0} overflows).
+  uint64_t n = 1;
   bool overflow = false;
-  for (int64_t s : sizes) {
-    if (s == 0) { *out = 0; return true; }
-    overflow = overflow || mul_overflows(n, s, &n);
-  }
-  *out = n;
+  for (int64_t s : sizes) overflow |= __builtin_mul_overflow(n, static_cast<uint64_t>(s), &n);
+  overflow |= n > static_cast<uint64_t>(INT64_MAX);
+  *out = static_cast<int64_t>(n);
   return !overflow;
 }
 

@@ -32,11 +32,12 @@ TEST_CASE("numel overflow is an error, not a wrapped count", "[hardening]") {
   CHECK(starts_with(e, "[empty] expected a byte size that fits in int64"));
   e = error_of([&] { at::ones({1}).expand({int64_t(1) << 31, int64_t(1) << 31}).contiguous(); });
   CHECK(starts_with(e, "[empty] expected a byte size that fits in int64"));
-  // A zero size makes any other size harmless, as in libtorch.
+  // A zero size makes the sizes after it harmless, not the ones before it (as in libtorch).
   at::Tensor z = at::empty({0, int64_t(1) << 62, 8});
   CHECK(z.numel() == 0);
   CHECK(z.dim() == 3);
   CHECK(at::ones({1}).expand({0, big, big}).numel() == 0);
+  CHECK_THROWS_AS(at::empty({5, 3, int64_t(1) << 62, 0}), c10::Error);
   CHECK(starts_with(error_of([&] { at::empty({-1}); }), "[empty] expected non-negative sizes"));
 }
 
@@ -80,7 +81,8 @@ TEST_CASE("checked helpers", "[hardening]") {
   CHECK(c10::safe_numel({INT64_MAX, 1}, &n));
   CHECK(n == INT64_MAX);
   CHECK_FALSE(c10::safe_numel({INT64_MAX, 2}, &n));
-  CHECK(c10::safe_numel({INT64_MAX, 2, 0}, &n));
+  CHECK_FALSE(c10::safe_numel({INT64_MAX, 4, 0}, &n));  // the partial product passes 2^64
+  CHECK(c10::safe_numel({0, INT64_MAX, 2}, &n));
   CHECK(n == 0);
   CHECK(c10::checked_storage_nbytes({3, 2}, {2, 1}, 1, 8, "t") == 7 * 8);
   CHECK(c10::checked_storage_nbytes({}, {}, 0, 4, "t") == 4);  // 0-dim: one element

@@ -14,8 +14,8 @@ inline bool mul_overflows(int64_t a, int64_t b, int64_t* out) { return __builtin
 /// *out = a + b; returns true when the sum does not fit in int64.
 inline bool add_overflows(int64_t a, int64_t b, int64_t* out) { return __builtin_add_overflow(a, b, out); }
 
-/// Product of non-negative sizes; false when it does not fit in int64 (a zero size makes it 0,
-/// whatever the other sizes are).
+/// Product of non-negative sizes, left to right; false when a partial product does not fit in
+/// 64 bits or the result not in int64 (a zero size makes only the sizes after it harmless).
 bool safe_numel(IntArrayRef sizes, int64_t* out);
 
 /// Number of elements of `sizes`; throws `[op] ...` when a size is negative or the product
