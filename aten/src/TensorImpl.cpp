@@ -40,8 +40,9 @@ int64_t checked_storage_nbytes(IntArrayRef sizes, IntArrayRef strides, int64_t o
   for (size_t i = 0; i < sizes.size(); ++i) {
     EMBER_CHECK(sizes[i] >= 0, "[", op, "] expected non-negative sizes; got ", sizes);
     EMBER_CHECK(strides[i] >= 0, "[", op, "] expected non-negative strides; got ", strides);
-    if (sizes[i] == 0) return 0;
   }
+  for (int64_t s : sizes)
+    if (s == 0) return 0;
   bool overflow = false;
   for (size_t i = 0; i < sizes.size(); ++i) {
     int64_t span = 0;

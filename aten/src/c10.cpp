@@ -69,6 +69,10 @@ std::string Device::str() const {
 std::ostream& operator<<(std::ostream& os, DeviceType t) { return os << (t == DeviceType::CPU ? "cpu" : "cuda"); }
 std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str(); }
 
+void Scalar::throw_unrepresentable(ScalarType to) const {
+  throw Error(str("[Scalar] expected a value that ", dtypeName(to), " can hold; got ", *this));
+}
+
 std::ostream& operator<<(std::ostream& os, const Scalar& s) {
   if (s.isFloatingPoint()) return os << s.toDouble();
   if (s.isBoolean()) return os << (s.toBool() ? "true" : "false");

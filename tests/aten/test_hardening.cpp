@@ -121,3 +121,30 @@ TEST_CASE("size and stride of a 0-dim tensor raise", "[hardening]") {
   CHECK(at::zeros({2, 3}).size(-1) == 3);
   CHECK_THROWS_AS(at::zeros({2, 3}).size(2), c10::IndexError);
 }
+
+TEST_CASE("scalars that the target dtype cannot hold raise instead of converting with UB", "[hardening]") {
+  // libtorch raises for each of these too (values recorded from libtorch 2.15 by tools/difffuzz).
+  CHECK_THROWS_WITH(at::empty({2}, at::kChar).fill_(1e300), Catch::StartsWith("[Scalar] expected a value that int8 can hold"));
+  CHECK_THROWS_AS(at::empty({2}, at::kLong).fill_(std::nan("")), c10::Error);
+  CHECK_THROWS_AS(at::empty({2}, at::kInt).fill_(int64_t(1) << 40), c10::Error);
+  CHECK_THROWS_AS(at::empty({2}, at::kFloat).fill_(1e300), c10::Error);
+  CHECK_THROWS_AS(at::empty({2}, at::kHalf).fill_(70000.0), c10::Error);
+  CHECK_THROWS_AS(at::Scalar(std::nan("")).toLong(), c10::Error);
+  CHECK_THROWS_AS(at::Scalar(9.3e18).toLong(), c10::Error);
+  CHECK_THROWS_AS(at::clamp(at::tensor(std::vector<int64_t>{1, 2}), 1e300), c10::Error);  // promoted to float32
+  // What fits converts: infinities and NaN into floating types, rounding to the largest finite
+  // value, negative values into uint8 (wrapping, as libtorch).
+  CHECK(std::isinf(at::empty({1}, at::kFloat).fill_(INFINITY).item<double>()));
+  CHECK(std::isnan(at::empty({1}, at::kHalf).fill_(std::nan("")).item<double>()));
+  CHECK(at::empty({1}, at::kHalf).fill_(65519.0).item<double>() == 65504.0);
+  CHECK_THROWS_AS(at::empty({1}, at::kHalf).fill_(65520.0), c10::Error);
+  CHECK(at::empty({1}, at::kByte).fill_(-1).item<int64_t>() == 255);
+  CHECK(at::Scalar(-9.2e18).toLong() == int64_t(-9200000000000000000LL));
+  CHECK(at::empty({1}, at::kDouble).fill_(1e300).item<double>() == 1e300);
+}
+
+TEST_CASE("negative strides are rejected even when a size is zero", "[hardening]") {
+  at::Tensor t = at::zeros({8});
+  CHECK_THROWS_WITH(t.as_strided({0, 2}, {1, -1}), Catch::StartsWith("[as_strided] expected non-negative strides"));
+  CHECK(t.as_strided({0, 2}, {1, 1}).numel() == 0);
+}

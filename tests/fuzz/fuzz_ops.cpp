@@ -202,12 +202,15 @@ int main(int argc, char** argv) {
       const size_t op = r.u8() % table().size();
       g_record.clear();
       bool ok = true;
+      std::string why;
       try {
         table()[op](r);
-      } catch (const std::exception&) {
+      } catch (const std::exception& e) {
         ok = false;
+        why = e.what();
+        why = " " + why.substr(0, why.find('\n'));
       }
-      std::printf("%s %zu %zu %s%s\n", argv[f], k, op, ok ? "ok" : "raises", ok ? g_record.c_str() : "");
+      std::printf("%s %zu %zu %s%s\n", argv[f], k, op, ok ? "ok" : "raises", ok ? g_record.c_str() : why.c_str());
       if (!ok) break;  // the reader's position after a raise depends on where the op stopped
     }
   }

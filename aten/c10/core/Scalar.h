@@ -1,6 +1,8 @@
 #pragma once
 // c10::Scalar: a number of any dtype category (bool, integer, floating), passed by value to ops.
 #include <c10/core/ScalarType.h>
+#include <cmath>
+#include <limits>
 #include <type_traits>
 
 namespace c10 {
@@ -24,15 +26,43 @@ class Scalar {
 
   double toDouble() const { return tag_ == Tag::Double ? v_.d : static_cast<double>(v_.i); }
   float toFloat() const { return static_cast<float>(toDouble()); }
-  int64_t toLong() const { return tag_ == Tag::Double ? static_cast<int64_t>(v_.d) : v_.i; }
-  int toInt() const { return static_cast<int>(toLong()); }
+  /// The value as int64 (a double truncates toward zero); raises when it cannot hold it (NaN,
+  /// infinities, magnitudes of 2^63 and more), as libtorch does.
+  int64_t toLong() const { return tag_ == Tag::Double ? to<int64_t>() : v_.i; }
+  int toInt() const { return to<int>(); }
   bool toBool() const { return tag_ == Tag::Double ? v_.d != 0 : v_.i != 0; }
 
-  /// Converts to any element type (rounding/truncating as a C++ cast does).
+  /// Converts to any element type, rounding/truncating as a C++ cast does. A value the type
+  /// cannot hold raises (as libtorch does): a finite value past a floating type's range, a
+  /// non-finite or out-of-range value for an integer type. Unsigned types accept negative values
+  /// down to -max (they wrap, like libtorch's uint8).
   template <typename T> T to() const {
-    if constexpr (std::is_same_v<T, bool>) return toBool();
-    else if constexpr (std::is_integral_v<T>) return static_cast<T>(toLong());
-    else return static_cast<T>(static_cast<typename OpMathType<T>::type>(toDouble()));
+    if constexpr (std::is_same_v<T, bool>) {
+      return toBool();
+    } else if constexpr (std::is_integral_v<T>) {
+      constexpr double lo = std::is_signed_v<T> ? static_cast<double>(std::numeric_limits<T>::lowest())
+                                                : -static_cast<double>(std::numeric_limits<T>::max());
+      constexpr double hi = static_cast<double>(std::numeric_limits<T>::max());
+      if (tag_ == Tag::Double) {
+        // hi + 1 is exact where hi itself may round up (int64 max), so compare with < hi + 1.
+        if (!(v_.d >= lo && v_.d < hi + 1.0)) throw_unrepresentable(c10::CppTypeToScalarType<T>::value);
+        return static_cast<T>(static_cast<int64_t>(v_.d));  // via int64: a negative double to unsigned is UB
+      }
+      if (static_cast<double>(v_.i) < lo || static_cast<double>(v_.i) > hi)
+        throw_unrepresentable(c10::CppTypeToScalarType<T>::value);
+      return static_cast<T>(v_.i);
+    } else {
+      using M = typename OpMathType<T>::type;
+      const double d = toDouble();
+      // The smallest magnitude that rounds to infinity in T: its largest finite value plus half
+      // an ulp (a tie rounds to the even neighbour, which is infinity).
+      double limit = 0;
+      if constexpr (std::is_same_v<T, c10::Half>) limit = 65504.0 + 16.0;
+      else if constexpr (std::is_same_v<T, c10::BFloat16>) limit = 0x1.fep127 + 0x1p119;
+      else if constexpr (std::is_same_v<T, float>) limit = 0x1.fffffep127 + 0x1p103;
+      if (limit != 0 && std::isfinite(d) && std::abs(d) >= limit) throw_unrepresentable(c10::CppTypeToScalarType<T>::value);
+      return static_cast<T>(static_cast<M>(d));
+    }
   }
 
   /// The dtype a wrapped number of this category gets: Double, Long or Bool.
@@ -45,6 +75,7 @@ class Scalar {
     throw Error("[Scalar] negation is not supported for bool scalars");
   }
   bool equal(double d) const { return toDouble() == d; }
+  [[noreturn]] void throw_unrepresentable(ScalarType to) const;
 
  private:
   enum class Tag : uint8_t { Double, Int, Bool };
