@@ -2,6 +2,7 @@
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/TensorIterator.h>
 #include <ATen/MemoryOverlap.h>
+#include <c10/util/convert.h>
 #include <cstring>
 #include <immintrin.h>
 
@@ -116,6 +117,8 @@ Tensor& copy_cpu(Tensor& self, const Tensor& src, bool non_blocking) {
           // To bool: compare in the source's own type (through float only for Half/BFloat16), so
           // a double 1e-50 is true.
           if constexpr (std::is_same_v<dst_t, bool>) *o = static_cast<c10::opmath_t<src_t>>(v) != c10::opmath_t<src_t>(0);
+          else if constexpr (std::is_integral_v<dst_t> && !std::is_integral_v<src_t>)
+            *o = c10::float_to_int<dst_t>(static_cast<double>(static_cast<c10::opmath_t<src_t>>(v)));
           else if constexpr (std::is_same_v<src_t, c10::Half> || std::is_same_v<src_t, c10::BFloat16>) *o = static_cast<dst_t>(static_cast<float>(v));
           else *o = static_cast<dst_t>(v);
         }

@@ -148,3 +148,16 @@ TEST_CASE("negative strides are rejected even when a size is zero", "[hardening]
   CHECK_THROWS_WITH(t.as_strided({0, 2}, {1, -1}), Catch::StartsWith("[as_strided] expected non-negative strides"));
   CHECK(t.as_strided({0, 2}, {1, 1}).numel() == 0);
 }
+
+TEST_CASE("float to integer copies are defined for NaN and out-of-range values", "[hardening]") {
+  // x86 libtorch gives the instruction's "integer indefinite" value; uint8 wraps through int64.
+  at::Tensor f = at::tensor(std::vector<double>{-15.7, 300.5, std::nan(""), 1e30, -1e30, 2.9});
+  CHECK(ember_test::to_double_vec(f.to(at::kByte)) == std::vector<double>{241, 44, 0, 0, 0, 2});
+  CHECK(ember_test::to_double_vec(f.to(at::kChar)) == std::vector<double>{-15, 44, 0, 0, 0, 2});
+  CHECK(ember_test::to_double_vec(f.to(at::kInt)) ==
+        std::vector<double>{-15, 300, INT32_MIN, INT32_MIN, INT32_MIN, 2});
+  at::Tensor l = f.to(at::kLong);
+  CHECK(l[2].item<int64_t>() == INT64_MIN);
+  CHECK(l[3].item<int64_t>() == INT64_MIN);
+  CHECK(l[0].item<int64_t>() == -15);
+}
