@@ -185,6 +185,11 @@ void reduce_run(const Geom& g, const Tensor& input, const Op& op) {
   using acc_t = typename Op::acc;
   const int64_t M = g.M, N = g.N;
   if (M == 0) return;
+  if (N == 0) {
+    // Nothing to reduce (the input may have no storage at all): every output is the identity.
+    for (int64_t m = 0; m < M; ++m) op.write(m, op.init());
+    return;
+  }
   const in_t* data = static_cast<const in_t*>(input.data_ptr());
   const int nt = omp_in_parallel() ? 1 : omp_get_max_threads();
   const bool par = nt > 1 && M * N >= kGrain;
