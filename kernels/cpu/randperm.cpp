@@ -9,8 +9,11 @@ Tensor randperm_cpu(int64_t n, TensorOptions options) {
   ScalarType dt = options.has_dtype() ? options.dtype() : kLong;
   EMBER_CHECK(dt == kLong || dt == kInt || c10::isFloatingType(dt), "[randperm] expected an integer or floating dtype; got ",
               c10::dtypeName(dt));
-  std::vector<int64_t> p(static_cast<size_t>(n));
-  std::iota(p.begin(), p.end(), 0);
+  // Shuffle in the output itself: its allocation goes through the tensor allocator, which turns a
+  // failure (n too large) into an [empty] error instead of std::bad_alloc.
+  Tensor out = at::empty({n}, kLong);
+  int64_t* p = out.data_ptr<int64_t>();
+  std::iota(p, p + n, int64_t(0));
   {
     const Generator& g = detail::getDefaultCPUGenerator();
     std::lock_guard<std::mutex> lock(g.mutex());
@@ -19,8 +22,6 @@ Tensor randperm_cpu(int64_t n, TensorOptions options) {
       std::swap(p[i], p[j]);
     }
   }
-  Tensor out = at::empty({n}, kLong);
-  std::copy(p.begin(), p.end(), out.data_ptr<int64_t>());
   if (dt != kLong) out = out.to(dt);
   return options.device().is_cpu() ? out : out.to(options.device());
 }
