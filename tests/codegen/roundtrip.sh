@@ -61,7 +61,8 @@ CPP
 INC=(-I"$SRC/aten" -I"$SRC/api" -I"$SRC/autograd/include" -I"$B/generated/include" -I"$SRC/tests")
 g++ -std=c++20 -O1 "${INC[@]}" "$WORK/driver.cpp" -L"$B" -lember -Wl,-rpath,"$B" -o "$WORK/driver"
 "$WORK/driver"
-g++ -std=c++20 -O1 "${INC[@]}" "$SRC/tests/main.cpp" "$SRC/tests/op_test_util.cpp" "$WORK/gen-tests/tests/ops_roundtrip.cpp" \
+g++ -std=c++20 -O1 "${INC[@]}" -DEMBER_GOLDEN_FILE="\"$SRC/tests/golden/ops.golden\"" "$SRC/tests/main.cpp" \
+  "$SRC/tests/op_test_util.cpp" "$WORK/gen-tests/tests/ops_roundtrip.cpp" "$WORK/gen-tests/tests/cuda_gaps.cpp" \
   -L"$B" -lember -Wl,-rpath,"$B" -o "$WORK/roundtrip_tests"
 "$WORK/roundtrip_tests"
 

@@ -48,7 +48,7 @@ int main() {
   for (auto& th : ss) th.join();
   int bad = 0;
   const double g0 = 3.0 * std::exp(0.25) * 2.0 * 0.5;  // d/dx 3 exp(x^2) at 0.5
-  for (int t = 0; t < kThreads; ++t) bad += std::abs(sub_results[t] - g0) > 1e-12;
+  for (int t = 0; t < kThreads; ++t) bad += std::abs(sub_results[t] - g0) > 1e-5 * g0;  // float32
   bad += hook_calls.load() != kThreads * kIters;
   for (int t = 0; t < kThreads; ++t) bad += own_results[t] != 4.0 * (1.0 + t) + 1.0;
   const double expect = 2.0 * 2.0 * kThreads * kIters;  // element 1: 2 * s1 per backward
