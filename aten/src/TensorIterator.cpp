@@ -2,6 +2,7 @@
 #include <ATen/TensorIterator.h>
 #include <ATen/ATen.h>
 #include <ATen/MemoryOverlap.h>
+#include <c10/util/safe_numerics.h>
 #include <algorithm>
 #include <omp.h>
 
@@ -171,9 +172,10 @@ void TensorIter::compute_layout(bool allocate_output, at::IntArrayRef out_sizes,
   const int nd_all = static_cast<int>(out_sizes.size());
   int live[kMaxDims];
   int nd = 0;
-  numel_ = 1;
+  // Inputs each fit, but a broadcast shape combines their sizes: check its count too.
+  EMBER_CHECK(c10::safe_numel(out_sizes, &numel_), "[", name,
+              "] expected a broadcast shape whose number of elements fits in int64; got sizes ", out_sizes);
   for (int d = 0; d < nd_all; ++d) {
-    numel_ *= out_sizes[d];
     if (out_sizes[d] == 1) continue;
     EMBER_CHECK(nd < kMaxDims, "[", name, "] expected at most ", kMaxDims, " dims of size other than 1; got sizes ",
                 out_sizes);

@@ -161,3 +161,9 @@ TEST_CASE("float to integer copies are defined for NaN and out-of-range values",
   CHECK(l[3].item<int64_t>() == INT64_MIN);
   CHECK(l[0].item<int64_t>() == -15);
 }
+
+TEST_CASE("a broadcast shape whose count overflows raises", "[hardening]") {
+  // Each input is empty (and valid); their broadcast shape's partial product passes 2^64.
+  at::Tensor c = at::ones({1}).expand({int64_t(1) << 62, 1, 1});  // a view: 2^62 elements, no storage
+  CHECK_THROWS_WITH(at::add(at::zeros({4, 1, 1, 0}), c), Catch::Contains("expected a broadcast shape whose number of elements fits in int64"));
+}
