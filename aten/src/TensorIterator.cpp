@@ -190,7 +190,9 @@ void TensorIter::compute_layout(bool allocate_output, at::IntArrayRef out_sizes,
     const int off = nd_all - static_cast<int>(t.dim());
     for (int d = 0; d < nd; ++d) {
       int td = live[d] - off;
-      st[k][d] = (td < 0 || t.size(td) == 1) ? 0 : t.stride(td) * es;
+      // An empty iteration visits nothing, and its strides may be anything (as_strided leaves a
+      // view with a zero size unchecked): keep them out of the byte arithmetic.
+      st[k][d] = (td < 0 || t.size(td) == 1 || numel_ == 0) ? 0 : t.stride(td) * es;
     }
   }
   if (allocate_output) for (int d = 0; d < nd; ++d) st[0][d] = 0;
@@ -236,7 +238,7 @@ void TensorIter::compute_layout(bool allocate_output, at::IntArrayRef out_sizes,
     ops_[0] = &owned_[0];
     const Tensor& o = owned_[0];
     const int64_t es = static_cast<int64_t>(o.element_size());
-    for (int d = 0; d < nd; ++d) st[0][d] = o.stride(live[d]) * es;
+    for (int d = 0; d < nd; ++d) st[0][d] = numel_ == 0 ? 0 : o.stride(live[d]) * es;
   }
 
   // Permute, then coalesce adjacent dims that are one linear run for every operand.
