@@ -58,7 +58,8 @@ Tensor arange_start_step(const Scalar& start, const Scalar& end, const Scalar& s
   const bool all_int = scalar_is_integral(start) && scalar_is_integral(end) && scalar_is_integral(step);
   ScalarType dt = options.has_dtype() ? options.dtype() : (all_int ? kLong : get_default_dtype());
   const double s = start.toDouble(), e = end.toDouble(), st = step.toDouble();
-  EMBER_CHECK(std::isfinite(s) && std::isfinite(e), "[arange] start and end must be finite; got start ", s, ", end ", e);
+  EMBER_CHECK(std::isfinite(s) && std::isfinite(e) && std::isfinite(st), "[arange] expected finite start, end and step; got start ",
+              s, ", end ", e, ", step ", st);
   EMBER_CHECK(st != 0, "[arange] expected a nonzero step; got start ", s, ", end ", e, ", step ", st);
   EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "[arange] expected end - start to be zero or of the same sign as step; got start ",
               s, ", end ", e, ", step ", st);

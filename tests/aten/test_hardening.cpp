@@ -138,7 +138,9 @@ TEST_CASE("scalars that the target dtype cannot hold raise instead of converting
   CHECK(std::isnan(at::empty({1}, at::kHalf).fill_(std::nan("")).item<double>()));
   CHECK(at::empty({1}, at::kHalf).fill_(65519.0).item<double>() == 65504.0);
   CHECK_THROWS_AS(at::empty({1}, at::kHalf).fill_(65520.0), c10::Error);
-  CHECK(at::empty({1}, at::kByte).fill_(-1).item<int64_t>() == 255);
+  CHECK(at::empty({1}, at::kByte).fill_(-1).item<int64_t>() == 255);   // an integer wraps
+  CHECK_THROWS_AS(at::empty({1}, at::kByte).fill_(-4.0), c10::Error);   // a floating value does not
+  CHECK_THROWS_WITH(at::arange(0.0, 1.0, INFINITY), Catch::StartsWith("[arange] expected finite start, end and step"));
   CHECK(at::Scalar(-9.2e18).toLong() == int64_t(-9200000000000000000LL));
   CHECK(at::empty({1}, at::kDouble).fill_(1e300).item<double>() == 1e300);
 }

@@ -34,8 +34,8 @@ class Scalar {
 
   /// Converts to any element type, rounding/truncating as a C++ cast does. A value the type
   /// cannot hold raises (as libtorch does): a finite value past a floating type's range, a
-  /// non-finite or out-of-range value for an integer type. Unsigned types accept negative values
-  /// down to -max (they wrap, like libtorch's uint8).
+  /// non-finite or out-of-range value for an integer type. Unsigned types accept negative integer
+  /// values down to -max (they wrap, like libtorch's uint8), but no negative floating value.
   template <typename T> T to() const {
     if constexpr (std::is_same_v<T, bool>) {
       return toBool();
@@ -44,8 +44,10 @@ class Scalar {
                                                 : -static_cast<double>(std::numeric_limits<T>::max());
       constexpr double hi = static_cast<double>(std::numeric_limits<T>::max());
       if (tag_ == Tag::Double) {
-        // hi + 1 is exact where hi itself may round up (int64 max), so compare with < hi + 1.
-        if (!(v_.d >= lo && v_.d < hi + 1.0)) throw_unrepresentable(c10::CppTypeToScalarType<T>::value);
+        // hi + 1 is exact where hi itself may round up (int64 max), so compare with < hi + 1. A
+        // floating value must be non-negative for an unsigned type (only integers wrap).
+        const double dlo = std::is_signed_v<T> ? lo : 0.0;
+        if (!(v_.d >= dlo && v_.d < hi + 1.0)) throw_unrepresentable(c10::CppTypeToScalarType<T>::value);
         return static_cast<T>(static_cast<int64_t>(v_.d));  // via int64: a negative double to unsigned is UB
       }
       if (static_cast<double>(v_.i) < lo || static_cast<double>(v_.i) > hi)
