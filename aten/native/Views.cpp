@@ -326,9 +326,12 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   EMBER_CHECK(chunks > 0, "[chunk] expected a positive number of chunks; got ", chunks);
   dim = maybe_wrap_dim(dim, self.dim(), "chunk");
   int64_t size = self.size(dim);
-  int64_t split = (size + chunks - 1) / chunks;
+  const int64_t split = size == 0 ? 0 : 1 + (size - 1) / chunks;  // ceil without overflow
   if (split == 0 && size == 0) {
-    std::vector<int64_t> sizes(chunks, 0);
+    // An empty dim splits into `chunks` empty pieces: one tensor each, so bound the count.
+    EMBER_CHECK(chunks <= (int64_t(1) << 24), "[chunk] expected at most ", int64_t(1) << 24,
+                " chunks of an empty dim; got ", chunks);
+    std::vector<int64_t> sizes(static_cast<size_t>(chunks), 0);
     return self.split_with_sizes(sizes, dim);
   }
   return self.split(split, dim);

@@ -169,3 +169,10 @@ TEST_CASE("a broadcast shape whose count overflows raises", "[hardening]") {
   at::Tensor c = at::ones({1}).expand({int64_t(1) << 62, 1, 1});  // a view: 2^62 elements, no storage
   CHECK_THROWS_WITH(at::add(at::zeros({4, 1, 1, 0}), c), Catch::Contains("expected a broadcast shape whose number of elements fits in int64"));
 }
+
+TEST_CASE("chunk of an empty dim bounds the number of pieces", "[hardening]") {
+  at::Tensor e = at::zeros({0, 2});
+  CHECK(at::chunk(e, 3, 0).size() == 3);
+  CHECK_THROWS_WITH(at::chunk(e, int64_t(1) << 40, 0), Catch::StartsWith("[chunk] expected at most 16777216 chunks"));
+  CHECK(at::chunk(at::zeros({5}), INT64_MAX, 0).size() == 5);  // ceil(5 / huge) without overflow
+}
