@@ -192,7 +192,9 @@ template <typename scalar_t>
 void loop_gemm(const Tensor& out, const Operand& a, const Operand& b, int64_t B, double alpha_d, double beta_d) {
   using acc_t = std::conditional_t<std::is_integral_v<scalar_t>, int64_t, std::conditional_t<std::is_same_v<scalar_t, double>, double, float>>;
   const int64_t M = a.rows, K = a.cols, N = b.cols;
-  const acc_t alpha = static_cast<acc_t>(alpha_d), beta = static_cast<acc_t>(beta_d);
+  // Through Scalar: a NaN or out-of-range alpha/beta for an integer product raises (as libtorch),
+  // instead of an undefined float-to-int conversion.
+  const acc_t alpha = c10::Scalar(alpha_d).to<acc_t>(), beta = c10::Scalar(beta_d).to<acc_t>();
   const scalar_t* pa = static_cast<const scalar_t*>(a.t->data_ptr());
   const scalar_t* pb = static_cast<const scalar_t*>(b.t->data_ptr());
   scalar_t* pc = static_cast<scalar_t*>(out.data_ptr());

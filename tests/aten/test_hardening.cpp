@@ -176,3 +176,9 @@ TEST_CASE("chunk of an empty dim bounds the number of pieces", "[hardening]") {
   CHECK_THROWS_WITH(at::chunk(e, int64_t(1) << 40, 0), Catch::StartsWith("[chunk] expected at most 16777216 chunks"));
   CHECK(at::chunk(at::zeros({5}), INT64_MAX, 0).size() == 5);  // ceil(5 / huge) without overflow
 }
+
+TEST_CASE("integer addmm rejects alpha/beta it cannot hold", "[hardening]") {
+  at::Tensor a = at::ones({2, 2}, at::kLong);
+  CHECK_THROWS_WITH(at::addmm(a, a, a, std::nan(""), 1), Catch::StartsWith("[Scalar] expected a value that int64 can hold"));
+  CHECK(at::addmm(a, a, a, 2, 3).sum().item<int64_t>() == 4 * (2 + 3 * 2));
+}
