@@ -65,6 +65,17 @@ template <typename... T> std::vector<at::Tensor> as_list(const std::tuple<T...>&
 }
 
 inline bool cuda_available() { return torch::cuda::is_available(); }
+/// The message of the c10::Error that `f` throws ("" when it does not throw).
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const c10::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
 /// Golden data (tests/golden/ops.golden, written by tools/golden/run from libtorch): true when
 /// libtorch raised on sample `name`.
 bool golden_raises(const std::string& name);

@@ -7,16 +7,7 @@
 #include <string>
 
 namespace {
-// The message of the c10::Error that `f` throws ("" when it does not throw).
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using ember_test::error_of;
 bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
 }  // namespace
 

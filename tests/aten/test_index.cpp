@@ -10,6 +10,7 @@ using namespace at::indexing;
 using ember_test::to_double_vec;
 
 namespace {
+using ember_test::error_of;
 using ember_test::iota;
 at::Tensor longs(std::vector<int64_t> v, std::vector<int64_t> shape = {}) {
   if (shape.empty()) shape = {static_cast<int64_t>(v.size())};
@@ -29,16 +30,6 @@ c10::List<std::optional<at::Tensor>> idx_list(std::vector<std::optional<at::Tens
   c10::List<std::optional<at::Tensor>> l;
   for (auto& x : v) l.push_back(x);
   return l;
-}
-// The message of the c10::Error that `f` throws ("" when it does not throw).
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what();
-  }
-  return "";
 }
 }  // namespace
 

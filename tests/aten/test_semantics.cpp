@@ -12,15 +12,7 @@ std::vector<double> values(const at::Tensor& t) {
   const double* p = c.data_ptr<double>();
   return std::vector<double>(p, p + c.numel());
 }
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using ember_test::error_of;
 at::Tensor longs(std::vector<int64_t> v) { return at::tensor(v, at::kLong); }
 }  // namespace
 
