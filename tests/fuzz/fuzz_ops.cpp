@@ -94,6 +94,15 @@ at::Tensor make_tensor(Reader& r) {
   return t;
 }
 
+// Splitting a dim of billions (an empty tensor's other dims make that free) into pieces of one
+// element yields billions of views: correct, and it would exhaust libtorch's memory the same way.
+// Such inputs are skipped; out-of-range dims and bad sizes still reach the op and must raise.
+void check_pieces(const at::Tensor& a, int64_t dim, int64_t piece) {
+  const int64_t rank = a.dim();
+  if (rank == 0 || dim < -rank || dim >= rank || piece <= 0) return;
+  if (a.size(dim < 0 ? dim + rank : dim) / piece > (int64_t(1) << 16)) throw SkipInput{};
+}
+
 std::vector<int64_t> dims(Reader& r) {
   std::vector<int64_t> d(r.u8() % 4);
   for (auto& x : d) x = r.small_int() % 7;
@@ -169,7 +178,16 @@ std::vector<OpFn> ops() {
   v.push_back([T](Reader& r) { at::Tensor a = T(r); sink(a.narrow(r.small_int(), r.small_int(), r.small_int())); sink(a.unfold(r.small_int(), r.size(), r.size())); });
   v.push_back([T](Reader& r) { at::Tensor a = T(r); sink(a.diagonal(r.small_int(), r.small_int(), r.small_int())); sink(a.squeeze(r.small_int())); sink(a.unsqueeze(r.small_int())); });
   v.push_back([T](Reader& r) { at::Tensor a = T(r); std::vector<int64_t> s(r.u8() % 5), st(r.u8() % 5); for (auto& x : s) x = r.size(); for (auto& x : st) x = r.size(); sink(a.as_strided(s, st, r.size())); });
-  v.push_back([T](Reader& r) { at::Tensor a = T(r); sink(a.split(r.size(), r.small_int())); sink(a.chunk(r.size(), r.small_int())); sink(a.unbind(r.small_int())); });
+  v.push_back([T](Reader& r) {
+    at::Tensor a = T(r);
+    const int64_t piece = r.size(), d1 = r.small_int(), chunks = r.size(), d2 = r.small_int(), d3 = r.small_int();
+    check_pieces(a, d1, piece);
+    sink(a.split(piece, d1));
+    if (chunks > (int64_t(1) << 16)) throw SkipInput{};
+    sink(a.chunk(chunks, d2));
+    check_pieces(a, d3, 1);
+    sink(a.unbind(d3));
+  });
   v.push_back([T](Reader& r) { at::Tensor a = T(r); std::vector<int64_t> s(r.u8() % 5); for (auto& x : s) x = r.size(); a.resize_(s); sink(a.sizes().vec()); });
   // Factories.
   v.push_back([](Reader& r) { std::vector<int64_t> s(r.u8() % 6); for (auto& x : s) x = r.size(); sink_meta(at::empty(s)); sink(at::zeros(s, at::TensorOptions().dtype(kDtypes[r.u8() % 10]))); });
