@@ -1,5 +1,6 @@
 // Finite-difference checks of autograd's gradients. See gradcheck.h.
 #include <torch/autograd.h>
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -19,6 +20,36 @@ variable_list diff_outputs(const variable_list& outs) {
   return r;
 }
 
+// Memory offsets (in elements, from data_ptr) of t's elements in row-major logical order. Any
+// strides work as long as no two elements share memory: perturbing a shared element would move
+// several entries of the input at once.
+std::vector<int64_t> element_offsets(const at::Tensor& t, size_t which) {
+  if (t.numel() == 0) return {};
+  const int64_t rank = t.dim();
+  std::vector<int64_t> dims(static_cast<size_t>(rank));
+  for (int64_t d = 0; d < rank; ++d) dims[static_cast<size_t>(d)] = d;
+  // Sorted by stride, the extents must nest: each stride at least the span of the smaller ones.
+  std::sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) { return t.stride(a) < t.stride(b); });
+  int64_t span = 1;
+  for (int64_t d : dims) {
+    if (t.size(d) == 1) continue;
+    EMBER_CHECK(t.stride(d) >= span, "[gradcheck] expected inputs whose elements do not share memory; input ", which,
+                " has sizes ", t.sizes(), " and strides ", t.strides());
+    span = t.stride(d) * t.size(d);
+  }
+  std::vector<int64_t> out(static_cast<size_t>(t.numel()));
+  std::vector<int64_t> idx(static_cast<size_t>(rank), 0);
+  for (auto& off : out) {
+    off = 0;
+    for (int64_t d = 0; d < rank; ++d) off += idx[static_cast<size_t>(d)] * t.stride(d);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++idx[static_cast<size_t>(d)] < t.size(d)) break;
+      idx[static_cast<size_t>(d)] = 0;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 bool gradcheck(const GradcheckFn& fn, const variable_list& inputs, const GradcheckOptions& opts, std::string* report) {
@@ -36,21 +67,21 @@ bool gradcheck(const GradcheckFn& fn, const variable_list& inputs, const Gradche
   std::vector<std::vector<std::vector<double>>> num(outs.size(), std::vector<std::vector<double>>(inputs.size()));
   for (size_t i : wrt) {
     at::Tensor x = inputs[i].detach();  // shares storage: edits are seen by fn
-    at::Tensor xc = x.contiguous();
-    EMBER_CHECK(xc.is_same(x), "[gradcheck] inputs must be contiguous");
-    double* p = x.data_ptr<double>();
     const int64_t n = x.numel();
+    const std::vector<int64_t> at_k = element_offsets(x, i);
+    double* base = x.data_ptr<double>();
     for (size_t o = 0; o < outs.size(); ++o) num[o][i].assign(static_cast<size_t>(outs[o].numel() * n), 0.0);
     for (int64_t k = 0; k < n; ++k) {
-      const double orig = p[k];
+      double* p = base + at_k[static_cast<size_t>(k)];
+      const double orig = *p;
       // Read each output right away: it may alias the perturbed input (views, pass-through grads).
       // Grad mode stays as it is: the checked function may itself call autograd (gradgradcheck).
       std::vector<std::vector<double>> plus, minus;
-      p[k] = orig + opts.eps;
+      *p = orig + opts.eps;
       for (const auto& t : diff_outputs(fn(inputs))) plus.push_back(flat(t));
-      p[k] = orig - opts.eps;
+      *p = orig - opts.eps;
       for (const auto& t : diff_outputs(fn(inputs))) minus.push_back(flat(t));
-      p[k] = orig;
+      *p = orig;
       for (size_t o = 0; o < outs.size(); ++o) {
         const auto& fp = plus[o];
         const auto& fm = minus[o];

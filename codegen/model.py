@@ -335,6 +335,7 @@ class Sample:
     domain: tuple
     index: int
     special: bool = False  # generated: a copy of a sample with NaN, ±inf, -0.0, denormals, extremes
+    layouts: bool = False  # generated: a copy of a sample with non-contiguous layouts (_add_layout_sample)
 
 
 @dataclass
@@ -364,6 +365,8 @@ class Op:
     golden: object = True
     # True, or the reason the op gets no generated special-value sample.
     special: object = True
+    # True, or the reason the op gets no generated layout sample.
+    layouts: object = True
 
     @property
     def full_name(self):
@@ -386,7 +389,7 @@ class Op:
 
 KNOWN_KEYS = {"func", "variants", "pointwise", "dispatch", "composite", "samples", "dtypes", "promote",
               "wrapped", "family", "checks", "tol", "ref", "test", "__line__", "inplace", "out", "doc", "grad",
-              "require", "golden", "special"}
+              "require", "golden", "special", "layouts"}
 
 
 def _dtypes(spec, where):
@@ -452,8 +455,10 @@ def _parse_samples(entry, schema: Schema, where_file, line):
                     if "shape" not in v:
                         raise GenError(f"{w}: tensor sample for '{k}' needs 'shape'")
                     lay = v.get("layout", "contiguous")
-                    if lay not in ("contiguous", "transposed", "strided", "expanded"):
-                        raise GenError(f"{w}: unknown layout '{lay}' (contiguous, transposed, strided, expanded)")
+                    if lay not in LAYOUTS:
+                        raise GenError(f"{w}: unknown layout '{lay}' ({', '.join(LAYOUTS)})")
+                    if lay == "channels_last" and len(v["shape"]) not in (4, 5):
+                        raise GenError(f"{w}: layout channels_last needs a shape of rank 4 or 5")
                     dt = v.get("dtype")
                     if dt is not None and dt not in DTYPE_NAMES:
                         raise GenError(f"{w}: unknown dtype '{dt}'")
@@ -477,6 +482,38 @@ def _parse_samples(entry, schema: Schema, where_file, line):
 
 
 FLOATING = ("float32", "float64", "float16", "bfloat16")
+# Tensor layouts a sample can ask for (tests/sample_inputs.h builds them).
+LAYOUTS = ("contiguous", "transposed", "strided", "expanded", "offset", "channels_last")
+
+
+def _layout_for(rank, position):
+    """The layout a generated layout sample gives a tensor: every other tensor argument is an offset
+    view (mixed layouts within one call); the others get the rank's most telling non-contiguous
+    layout (channels-last for images and volumes, transposed matrices, strided vectors)."""
+    if position % 2 == 1 or rank == 0:
+        return "offset"
+    if rank in (4, 5):
+        return "channels_last"
+    return "transposed" if rank >= 2 else "strided"
+
+
+def _add_layout_sample(op):
+    """Appends a copy of the op's first sample with every single-tensor argument in a non-contiguous
+    layout (see _layout_for). Its expected outputs come from libtorch (tests/golden) like any
+    sample's, and gradcheck runs on it with the layouts kept."""
+    for s in op.samples:
+        if s.special:
+            continue
+        tens, pos = {}, 0
+        for k, t in s.tensors.items():
+            t2 = dict(t)
+            if "list" not in t:
+                t2["layout"] = _layout_for(len(t["shape"]), pos)
+                pos += 1
+            tens[k] = t2
+        if pos:
+            op.samples.append(Sample(s.line, tens, dict(s.scalars), s.dtype, s.domain, len(op.samples), False, True))
+            return
 
 
 def _add_special_sample(op):
@@ -538,6 +575,10 @@ def parse_ops(path: str, text: Optional[str] = None):
         if sp is not True and not (isinstance(sp, str) and sp.strip()):
             raise GenError(f"{where}: special is true or a string giving the reason the op skips special values")
         op.special = sp
+        lay = e.get("layouts", True)
+        if lay is not True and not (isinstance(lay, str) and lay.strip()):
+            raise GenError(f"{where}: layouts is true or a string giving the reason the op skips the layout sample")
+        op.layouts = lay
         for r in e.get("require", []) or []:
             if not isinstance(r, list) or len(r) < 2 or not all(isinstance(x, str) for x in r):
                 raise GenError(f"{where}: each require entry is [condition, message parts...]")
@@ -573,6 +614,8 @@ def parse_ops(path: str, text: Optional[str] = None):
         op.samples = _parse_samples(e, schema, path, line)
         if op.special is True:
             _add_special_sample(op)
+        if op.layouts is True:
+            _add_layout_sample(op)
         _add(ops, names, op, path)
         if kind == "pointwise" and e.get("inplace", True):
             ip = Op(**{**op.__dict__})

@@ -21,10 +21,6 @@ inline at::ScalarType pick(at::ScalarType dt, at::ScalarType float_dtype) {
   return dt;
 }
 
-/// A deterministic input: uniform values in [lo, hi) (integers: [lo, hi) rounded down; bool: coin
-/// flips; index tensors: [0, index_bound)), laid out as asked: contiguous, transposed (a
-/// transposed view of a contiguous tensor of the reversed shape), strided (every other element)
-/// or expanded (a broadcast view of a smaller tensor).
 /// The special values a floating dtype is tested with: NaN, +-inf, -0.0, a denormal, huge and tiny
 /// magnitudes of both signs (within the dtype's range).
 inline std::vector<double> special_values(at::ScalarType dtype) {
@@ -36,14 +32,28 @@ inline std::vector<double> special_values(at::ScalarType dtype) {
   return {nan, inf, -inf, -0.0, denorm, huge, -huge, tiny, -denorm, 0.0};
 }
 
+/// A deterministic input: uniform values in [lo, hi) (integers: [lo, hi) rounded down; bool: coin
+/// flips; index tensors: [0, index_bound)), laid out as asked:
+///  - contiguous;
+///  - transposed: all dims reversed over a contiguous tensor of the reversed shape;
+///  - strided: every other element in each dim;
+///  - expanded: dim 0 broadcast from size 1 (stride 0);
+///  - offset: a contiguous view that starts 5 elements into its storage;
+///  - channels_last: rank 4 (NCHW over NHWC memory) or rank 5 (NCDHW over NDHWC).
 inline at::Tensor make_input(std::vector<int64_t> shape, at::ScalarType dtype, const std::string& layout, double lo,
                              double hi, Rng& rng, int64_t index_bound = -1, bool special = false) {
   std::vector<int64_t> base = shape;
   if (layout == "transposed") std::reverse(base.begin(), base.end());
   if (layout == "strided") for (auto& s : base) s *= 2;
   if (layout == "expanded" && !base.empty()) base[0] = 1;
+  if (layout == "channels_last") {
+    if (base.size() != 4 && base.size() != 5)
+      throw std::logic_error("make_input: layout 'channels_last' needs rank 4 or 5");
+    std::rotate(base.begin() + 1, base.begin() + 2, base.end());  // N C rest... -> N rest... C
+  }
   int64_t n = 1;
   for (auto s : base) n *= s;
+  const int64_t lead = layout == "offset" ? 5 : 0;  // elements before the view in its storage
   std::vector<double> v(static_cast<size_t>(n));
   std::uniform_real_distribution<double> u(lo, hi);
   const bool integral = dtype == at::kLong || dtype == at::kInt || dtype == at::kShort || dtype == at::kChar ||
@@ -62,6 +72,11 @@ inline at::Tensor make_input(std::vector<int64_t> shape, at::ScalarType dtype, c
   at::Tensor t = at::empty(base, at::TensorOptions().dtype(at::kDouble));
   std::copy(v.begin(), v.end(), t.data_ptr<double>());
   t = t.to(dtype);
+  if (lead > 0) {
+    at::Tensor storage = at::zeros({n + lead}, t.options());
+    storage.narrow(0, lead, n).copy_(t.reshape({n}));
+    t = storage.narrow(0, lead, n).view(base);
+  }
   if (layout == "transposed") {
     std::vector<int64_t> perm(base.size());
     for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int64_t>(perm.size() - 1 - i);
@@ -70,6 +85,10 @@ inline at::Tensor make_input(std::vector<int64_t> shape, at::ScalarType dtype, c
     for (int64_t d = 0; d < t.dim(); ++d) t = t.slice(d, 0, std::nullopt, 2);
   } else if (layout == "expanded") {
     t = t.expand(shape);
+  } else if (layout == "channels_last") {
+    std::vector<int64_t> perm{0, static_cast<int64_t>(base.size()) - 1};
+    for (int64_t d = 1; d + 1 < static_cast<int64_t>(base.size()); ++d) perm.push_back(d);
+    t = t.permute(perm);
   }
   if (t.sizes().vec() != shape) throw std::logic_error("make_input: layout '" + layout + "' changed the shape");
   return t;

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <iterator>
 #include <optional>
 #include <ostream>
 #include <vector>
@@ -16,6 +17,7 @@ class ArrayRef {
   using value_type = T;
   using iterator = const T*;
   using const_iterator = const T*;
+  using reverse_iterator = std::reverse_iterator<const T*>;
   using size_type = size_t;
 
   constexpr ArrayRef() : data_(nullptr), size_(0) {}
@@ -38,6 +40,10 @@ class ArrayRef {
 
   constexpr const T* begin() const { return data_; }
   constexpr const T* end() const { return data_ + size_; }
+  constexpr const T* cbegin() const { return data_; }
+  constexpr const T* cend() const { return data_ + size_; }
+  constexpr reverse_iterator rbegin() const { return reverse_iterator(end()); }
+  constexpr reverse_iterator rend() const { return reverse_iterator(begin()); }
   constexpr const T* data() const { return data_; }
   constexpr size_t size() const { return size_; }
   constexpr bool empty() const { return size_ == 0; }
