@@ -438,12 +438,18 @@ def generate(args):
         # Every sample of every functional op, run through libtorch by tools/golden. An op opts out
         # with `golden: "<reason>"` in ops.yaml (libtorch lacks it or differs on purpose).
         gw = Writer(args.golden)
+        # Gradient records for the samples the gradient tests check (functional ops with a formula).
+        grad_infos = {}
+        if args.derivatives:
+            grad_infos = {i.op.full_name: i for i in infos
+                          if i.node and i.node != "NotImplemented" and i.kind == "functional" and i.op.test}
         fams = []
         for fam in families:
             fops = [o for o in ops if o.family == fam and o.test and o.variant_kind == "functional" and o.golden is True]
             if fops:
                 fams.append(fam)
-                gw.write(f"golden_{fam}.cpp", env.get_template("GoldenOps.cpp.j2").render(ops=ops, fam=fam, fam_ops=fops))
+                gw.write(f"golden_{fam}.cpp", env.get_template("GoldenOps.cpp.j2").render(
+                    ops=ops, fam=fam, fam_ops=fops, grad_infos=grad_infos))
         gw.write("golden_main.cpp", env.get_template("GoldenMain.cpp.j2").render(ops=ops, fams=fams))
 
     if args.list_outputs:

@@ -64,19 +64,6 @@ template <typename... T> std::vector<at::Tensor> as_list(const std::tuple<T...>&
   return std::apply([](const auto&... x) { return std::vector<at::Tensor>{x...}; }, t);
 }
 
-/// A gradcheck leaf with t's values and, where gradcheck can perturb it element by element, its
-/// strides (transposed, strided, channels-last); inputs whose elements share memory (expanded)
-/// become contiguous.
-inline at::Tensor grad_leaf(const at::Tensor& t) {
-  at::Tensor d = t.detach();
-  bool overlapping = false;
-  for (int64_t i = 0; i < d.dim(); ++i) overlapping = overlapping || (d.stride(i) == 0 && d.size(i) > 1);
-  if (overlapping) return d.contiguous().clone();
-  at::Tensor leaf = at::empty_strided(d.sizes(), d.strides(), d.options());
-  leaf.copy_(d);
-  return leaf;
-}
-
 inline bool cuda_available() { return torch::cuda::is_available(); }
 /// The message of the c10::Error that `f` throws ("" when it does not throw).
 template <typename F>

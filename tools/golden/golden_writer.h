@@ -51,7 +51,28 @@ class Writer {
       std::fprintf(f_, "%s\t-\traises\t%s\n", name.c_str(), m.c_str());
     }
   }
-  int records = 0, raised = 0;
+  /// Gradient records: like run(), but nothing is written when the sample has no input that
+  /// requires grad (f returns no tensors).
+  template <typename F>
+  void run_grad(const std::string& name, F&& f) {
+    try {
+      std::vector<at::Tensor> g = f();
+      if (g.empty()) return;
+      ++records;
+      ++gradients;
+      int k = 0;
+      put(name, k, g);
+    } catch (const std::exception& e) {
+      ++records;
+      ++gradients;
+      ++raised;
+      std::string m = e.what();
+      m = m.substr(0, m.find('\n'));
+      for (auto& c : m) if (c == '\t') c = ' ';
+      std::fprintf(f_, "%s\t-\traises\t%s\n", name.c_str(), m.c_str());
+    }
+  }
+  int records = 0, raised = 0, gradients = 0;
 
  private:
   void put(const std::string& name, int& k, const at::Tensor& t) {
