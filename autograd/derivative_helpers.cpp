@@ -229,20 +229,26 @@ at::Tensor cumprod_backward(const at::Tensor& grad, const at::Tensor& self, int6
   if (self.dim() == 0 || self.numel() == 0) return grad;
   dim = at::maybe_wrap_dim(dim, self.dim());
   if (!has_zero(self)) return reverse_cumsum(grad * result, dim) / self;
-  // With zeros: d result_k / d x_i = prod_{j<i} x_j * prod_{i<j<=k} x_j  (k >= i).
+  // Along dim, let z be the first zero of a line. Input i < z: result_k (i <= k < z) is divisible
+  // by x_i, so the no-zero formula holds over k < z. Input z: d result_k / d x_z is
+  // prod_{j<z} x_j * prod_{z<j<=k} x_j for k >= z. Inputs past z: every result they reach holds
+  // x_z = 0 as a factor, so 0. (Special values follow from these products as in libtorch.)
   const int64_t n = self.size(dim);
   at::Tensor x = self.transpose(dim, -1);
   at::Tensor g = grad.transpose(dim, -1);
-  // prod_{j<i} x_j
-  at::Tensor left = at::cat({at::ones_like(x.narrow(-1, 0, 1)), x.narrow(-1, 0, n - 1)}, -1).cumprod(-1);
-  at::Tensor i = at::arange(n, long_options(self)).unsqueeze(-1);  // [n, 1]
-  at::Tensor k = at::arange(n, long_options(self)).unsqueeze(0);   // [1, n]
-  std::vector<int64_t> nn = x.sizes().vec();
-  nn.insert(nn.end() - 1, n);  // [..., n(i), n(k)]
-  at::Tensor xk = x.unsqueeze(-2).expand(nn);
-  at::Tensor m = at::where(k > i, xk, at::ones_like(xk)).cumprod(-1) * (k >= i).to(self.scalar_type());
-  at::Tensor r = left * (m * g.unsqueeze(-2)).sum(-1);
-  return r.transpose(dim, -1);
+  at::Tensor r = result.transpose(dim, -1);
+  at::Tensor is_zero = x == 0;
+  at::Tensor zeros_seen = is_zero.to(at::kLong).cumsum(-1);
+  at::Tensor before = zeros_seen == 0;
+  at::Tensor first = at::logical_and(is_zero, zeros_seen == 1);
+  at::Tensor none = at::zeros_like(g);
+  at::Tensor g_before = reverse_cumsum(at::where(before, g * r, none), -1) / x;
+  // prod_{j<i} x_j, and prod_{z<j<=k} x_j (ones stand in for x_j, j <= z).
+  at::Tensor exclusive = at::cat({at::ones_like(x.narrow(-1, 0, 1)), x.narrow(-1, 0, n - 1)}, -1).cumprod(-1);
+  at::Tensor after = at::where(at::logical_or(before, first), at::ones_like(x), x).cumprod(-1);
+  at::Tensor s = at::where(before, none, g * after).sum(-1, /*keepdim=*/true);
+  at::Tensor out = at::where(before, g_before, at::where(first, exclusive * s, none));
+  return out.transpose(dim, -1);
 }
 
 at::Tensor prod_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& result, std::optional<int64_t> dim,
@@ -460,17 +466,24 @@ at::Tensor pow_backward_exponent(const at::Tensor& grad, const at::Tensor& self,
 }
 
 at::Tensor min_max_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& other, bool is_max) {
-  at::Tensor wins = (is_max ? self > other : self < other).to(grad.scalar_type());
+  // self gets the gradient unless it lost outright: a NaN on either side loses no comparison, so
+  // both inputs get it then (as in libtorch); ties share it.
+  at::Tensor kept = at::logical_not(is_max ? self < other : self > other).to(grad.scalar_type());
   at::Tensor ties = (self == other).to(grad.scalar_type());
-  return grad * (wins + ties * 0.5);
+  return grad * (kept - ties * 0.5);
+}
+
+at::Tensor reciprocal_or_zero(const at::Tensor& d) {
+  return at::where(d == 0, at::zeros_like(d), at::reciprocal(d));
 }
 
 at::Tensor clamp_backward(const at::Tensor& grad, const at::Tensor& self, const std::optional<at::Scalar>& min,
                           const std::optional<at::Scalar>& max) {
   if (!min && !max) return grad;
+  // Open interval, as libtorch 2.15: an input on a bound (or NaN) gets no gradient.
   at::Tensor pass;
-  if (min) pass = self >= *min;
-  if (max) pass = pass.defined() ? at::logical_and(pass, self <= *max) : self <= *max;
+  if (min) pass = self > *min;
+  if (max) pass = pass.defined() ? at::logical_and(pass, self < *max) : self < *max;
   return grad * pass.to(grad.scalar_type());
 }
 

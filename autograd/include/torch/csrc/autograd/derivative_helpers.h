@@ -118,7 +118,9 @@ at::Tensor pow_backward_exponent(const at::Tensor& grad, const at::Tensor& self,
                                  const at::Tensor& result);
 /// Gradient of minimum (is_max=false) / maximum for `self` against `other`; ties get half.
 at::Tensor min_max_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& other, bool is_max);
-/// Gradient of clamp: passes where min <= self <= max.
+/// 1 / d, and 0 where d is zero (atan2's gradient at the origin is 0 in libtorch, not NaN).
+at::Tensor reciprocal_or_zero(const at::Tensor& d);
+/// Gradient of clamp: passes where min < self < max (open interval; NaN gets none).
 at::Tensor clamp_backward(const at::Tensor& grad, const at::Tensor& self, const std::optional<at::Scalar>& min,
                           const std::optional<at::Scalar>& max);
 at::Tensor silu_backward(const at::Tensor& grad, const at::Tensor& self);
