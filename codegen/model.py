@@ -516,23 +516,40 @@ def _add_layout_sample(op):
             return
 
 
+INTEGRAL = ("int64", "int32", "int16", "int8", "uint8")
+
+
 def _add_special_sample(op):
     """Appends a copy of the op's first floating sample whose floating, non-index tensors hold the
-    special values (NaN, +-inf, -0.0, denormals, huge and tiny magnitudes) at their first elements.
-    Its expected outputs come from libtorch (tests/golden)."""
-    for s in op.samples:
-        tens = {}
-        hit = False
-        for k, t in s.tensors.items():
-            t2 = dict(t)
-            dt = t.get("dtype") or s.dtype
-            if "list" not in t and t.get("index_bound") is None and dt in FLOATING:
-                t2["special"] = True
-                hit = True
-            tens[k] = t2
-        if hit:
-            op.samples.append(Sample(s.line, tens, dict(s.scalars), s.dtype, s.domain, len(op.samples), True))
-            return
+    special values (NaN, +-inf, -0.0, denormals, huge and tiny magnitudes) at every other element,
+    and likewise a copy of its first integral sample with the dtype's extremes, their neighbours,
+    0 and ±1 (tests/sample_inputs.h). Their expected outputs come from libtorch (tests/golden)."""
+    for kinds, name in ((FLOATING, "floating"), (INTEGRAL, "integral")):
+        if isinstance(op.special, dict) and op.special.get(name, True) is not True:
+            continue
+        for s in list(op.samples):
+            if s.special:
+                continue
+            tens = {}
+            hit = False
+            for k, t in s.tensors.items():
+                t2 = dict(t)
+                dt = t.get("dtype") or s.dtype
+                if "list" not in t and t.get("index_bound") is None and dt in kinds:
+                    t2["special"] = True
+                    hit = True
+                tens[k] = t2
+            if hit:
+                op.samples.append(Sample(s.line, tens, dict(s.scalars), s.dtype, s.domain, len(op.samples), True))
+                break
+        else:
+            if kinds is INTEGRAL and op.kind == "pointwise" and "Long" in op.dtypes:
+                # A pointwise op that takes integers but has no integral sample: its first sample,
+                # as int64, with the extremes.
+                s = next((x for x in op.samples if not x.special), None)
+                if s is not None:
+                    tens = {k: dict(t, special=True, dtype="int64") for k, t in s.tensors.items()}
+                    op.samples.append(Sample(s.line, tens, dict(s.scalars), "int64", s.domain, len(op.samples), True))
 
 
 def parse_ops(path: str, text: Optional[str] = None):
@@ -572,8 +589,15 @@ def parse_ops(path: str, text: Optional[str] = None):
             raise GenError(f"{where}: golden is true or a string giving the reason libtorch is not the reference")
         op.golden = g
         sp = e.get("special", True)
-        if sp is not True and not (isinstance(sp, str) and sp.strip()):
-            raise GenError(f"{where}: special is true or a string giving the reason the op skips special values")
+        # true, a reason (no special-value samples), or per kind {floating: true|reason, integral: ...}
+        ok_reason = lambda v: v is True or (isinstance(v, str) and v.strip())
+        if isinstance(sp, dict):
+            sp = {k: v for k, v in sp.items() if k != "__line__"}
+            if not set(sp) <= {"floating", "integral"} or not all(ok_reason(v) for v in sp.values()):
+                raise GenError(f"{where}: special per kind is {{floating: true|reason, integral: true|reason}}")
+        elif not ok_reason(sp):
+            raise GenError(f"{where}: special is true, a string giving the reason the op skips special values, "
+                           f"or {{floating: ..., integral: ...}}")
         op.special = sp
         lay = e.get("layouts", True)
         if lay is not True and not (isinstance(lay, str) and lay.strip()):
@@ -612,7 +636,7 @@ def parse_ops(path: str, text: Optional[str] = None):
                     raise GenError(f"{where}: unknown dispatch key '{k}' (CPU, CUDA)")
             op.dispatch = {k: v for k, v in d.items() if k != "__line__"}
         op.samples = _parse_samples(e, schema, path, line)
-        if op.special is True:
+        if op.special is True or isinstance(op.special, dict):
             _add_special_sample(op)
         if op.layouts is True:
             _add_layout_sample(op)

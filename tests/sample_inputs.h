@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -40,6 +41,17 @@ inline std::vector<double> special_values(at::ScalarType dtype) {
 ///  - expanded: dim 0 broadcast from size 1 (stride 0);
 ///  - offset: a contiguous view that starts 5 elements into its storage;
 ///  - channels_last: rank 4 (NCHW over NHWC memory) or rank 5 (NCDHW over NDHWC).
+/// The special values an integral dtype is tested with: its extremes and their neighbours, 0, ±1.
+inline std::vector<int64_t> integer_special_values(at::ScalarType dtype) {
+  int64_t lo = INT64_MIN, hi = INT64_MAX;
+  if (dtype == at::kInt) { lo = INT32_MIN; hi = INT32_MAX; }
+  if (dtype == at::kShort) { lo = INT16_MIN; hi = INT16_MAX; }
+  if (dtype == at::kChar) { lo = INT8_MIN; hi = INT8_MAX; }
+  if (dtype == at::kByte) { lo = 0; hi = UINT8_MAX; }
+  if (lo == 0) return {hi, 0, 1, hi - 1, 2, 128};
+  return {lo, hi, 0, -1, lo + 1, hi - 1, 1, 2};
+}
+
 inline at::Tensor make_input(std::vector<int64_t> shape, at::ScalarType dtype, const std::string& layout, double lo,
                              double hi, Rng& rng, int64_t index_bound = -1, bool special = false) {
   std::vector<int64_t> base = shape;
@@ -64,7 +76,7 @@ inline at::Tensor make_input(std::vector<int64_t> shape, at::ScalarType dtype, c
     else if (integral) x = std::floor(u(rng));
     else x = u(rng);
   }
-  if (special) {
+  if (special && !integral) {
     // Every other element of the buffer (so strided layouts keep some) takes the next special value.
     const auto sv = special_values(dtype);
     for (size_t i = 0, k = 0; i < v.size() && k < sv.size(); i += 2, ++k) v[i] = sv[k];
@@ -72,6 +84,15 @@ inline at::Tensor make_input(std::vector<int64_t> shape, at::ScalarType dtype, c
   at::Tensor t = at::empty(base, at::TensorOptions().dtype(at::kDouble));
   std::copy(v.begin(), v.end(), t.data_ptr<double>());
   t = t.to(dtype);
+  if (special && integral) {
+    // Extremes do not survive a trip through double (2^63 - 1): written as int64, then narrowed
+    // to a dtype that holds them exactly.
+    at::Tensor w = t.to(at::kLong).contiguous();
+    const auto sv = integer_special_values(dtype);
+    int64_t* p = w.data_ptr<int64_t>();
+    for (size_t i = 0, k = 0; i < v.size() && k < sv.size(); i += 2, ++k) p[i] = sv[k];
+    t = w.to(dtype);
+  }
   if (lead > 0) {
     at::Tensor storage = at::zeros({n + lead}, t.options());
     storage.narrow(0, lead, n).copy_(t.reshape({n}));
