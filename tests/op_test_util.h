@@ -44,6 +44,10 @@ inline void assert_close(const std::vector<at::Tensor>& a, const std::vector<at:
 }
 
 inline void check_defined(const at::Tensor& t) { REQUIRE(t.defined()); }
+inline void check_defined(bool) {}
+inline double tol(bool) { return 0.0; }
+inline bool to_cpu(bool b) { return b; }
+inline void assert_close(bool a, bool b, double) { CHECK(a == b); }
 template <typename... T> void check_defined(const std::tuple<T...>& t) { std::apply([](const auto&... x) { (check_defined(x), ...); }, t); }
 inline void check_defined(const std::vector<at::Tensor>& v) { for (auto& t : v) check_defined(t); }
 
@@ -82,6 +86,9 @@ bool golden_raises(const std::string& name);
 /// Compares each output with libtorch's record for sample `name`: dtype and shape exactly, values
 /// to `tol` (relative, per element; NaN and infinities must match). No record: nothing checked.
 void check_golden(const std::string& name, const std::vector<at::Tensor>& outputs, double tol = -1);
+inline void check_golden(const std::string& name, bool b, double tol = -1) {
+  check_golden(name, std::vector<at::Tensor>{at::empty({}, at::TensorOptions().dtype(at::kBool)).fill_(b)}, tol);
+}
 inline void check_golden(const std::string& name, const at::Tensor& t, double tol = -1) {
   check_golden(name, std::vector<at::Tensor>{t}, tol);
 }

@@ -23,6 +23,10 @@ Tensor div_Tensor_mode(const Tensor& self, const Tensor& other, std::optional<c1
   throw c10::Error(c10::str("[div] rounding_mode must be None, 'trunc' or 'floor'; got '", *rounding_mode, "'"));
 }
 
+Tensor div_Scalar_mode(const Tensor& self, const Scalar& other, std::optional<c10::string_view> rounding_mode) {
+  return div_Tensor_mode(self, scalar_to_tensor(other, self.device()), rounding_mode);
+}
+
 Tensor floor_divide(const Tensor& self, const Tensor& other) {
   check_integer_divisor("floor_divide", self, other);
   return at::_div_floor(self, other);

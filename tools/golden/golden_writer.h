@@ -89,6 +89,10 @@ class Writer {
     std::fprintf(f_, "%s\n", line.c_str());
   }
   void put(const std::string& name, int& k, const std::vector<at::Tensor>& v) { for (const auto& t : v) put(name, k, t); }
+  // A bool result (allclose, equal) is recorded as a 0-dim bool tensor.
+  void put(const std::string& name, int& k, bool b) {
+    std::fprintf(f_, "%s\t%d\tok\tbool\t[]\t%d\n", name.c_str(), k++, b ? 1 : 0);
+  }
   template <typename... T>
   void put(const std::string& name, int& k, const std::tuple<T...>& t) {
     std::apply([&](const auto&... x) { (put(name, k, x), ...); }, t);
