@@ -398,6 +398,19 @@ def generate(args):
         if op.variant_kind == "functional":
             variants = [o for o in pointwise if (o.base or o) is op]
             render("PointwiseCPU.cpp.j2", f"kernels/cpu/pw_{op.ident}.cpp", op=op, variants=variants)
+    # Composite ops get autograd through their parts; their gradients are still compared with
+    # libtorch's (golden records), every tensor argument taken as a leaf where it is floating.
+    from types import SimpleNamespace
+    composite_grads = {
+        # (libtorch's losses take class weights as constants: no gradient for `weight`)
+        o.full_name: SimpleNamespace(op=o, diff_inputs=[a.name for a in o.schema.args if a.type.is_tensor
+                                                        and not (o.family == "loss" and a.name == "weight")],
+                                     inplace_of="", twice=False)
+        for o in ops
+        if o.kind == "composite" and o.variant_kind == "functional" and o.test and o.golden is True
+        and o.golden_grad is True
+        and o.schema.rets and all(r.type.is_tensor for r in o.schema.rets)
+        and not any(a.type.mutable for a in o.schema.args)}
     if args.derivatives:
         import autograd
         derivs = autograd.parse_derivatives(args.derivatives, ops)
@@ -428,7 +441,8 @@ def generate(args):
                   f"raises '[op] derivative not implemented'): {', '.join(missing)}", file=sys.stderr)
     if args.tests:
         for fam in families:
-            render("OpTests.cpp.j2", f"tests/ops_{fam}.cpp", fam_ops=[o for o in ops if o.family == fam and o.test])
+            render("OpTests.cpp.j2", f"tests/ops_{fam}.cpp", fam_ops=[o for o in ops if o.family == fam and o.test],
+                   composite_grads=composite_grads)
         # The one list of ops with no CUDA kernel: CUDA comparisons may skip only these (and
         # composites over them); the test run prints the list with its count.
         no_cuda = [o.full_name for o in ops if o.kind == "dispatch" and not kernel_name(o, "CUDA")]
@@ -442,7 +456,9 @@ def generate(args):
         grad_infos = {}
         if args.derivatives:
             grad_infos = {i.op.full_name: i for i in infos
-                          if i.node and i.node != "NotImplemented" and i.kind == "functional" and i.op.test}
+                          if i.node and i.node != "NotImplemented" and i.kind == "functional" and i.op.test
+                          and i.op.golden_grad is True}
+        grad_infos.update(composite_grads)
         fams = []
         for fam in families:
             fops = [o for o in ops if o.family == fam and o.test and o.variant_kind == "functional" and o.golden is True]

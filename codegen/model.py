@@ -367,6 +367,8 @@ class Op:
     special: object = True
     # True, or the reason the op gets no generated layout sample.
     layouts: object = True
+    # True, or the reason libtorch's gradients are not this op's reference.
+    golden_grad: object = True
 
     @property
     def full_name(self):
@@ -389,7 +391,7 @@ class Op:
 
 KNOWN_KEYS = {"func", "variants", "pointwise", "dispatch", "composite", "samples", "dtypes", "promote",
               "wrapped", "family", "checks", "tol", "ref", "test", "__line__", "inplace", "out", "doc", "grad",
-              "require", "golden", "special", "layouts"}
+              "require", "golden", "special", "layouts", "golden_grad"}
 
 
 def _dtypes(spec, where):
@@ -603,6 +605,10 @@ def parse_ops(path: str, text: Optional[str] = None):
         if lay is not True and not (isinstance(lay, str) and lay.strip()):
             raise GenError(f"{where}: layouts is true or a string giving the reason the op skips the layout sample")
         op.layouts = lay
+        gg = e.get("golden_grad", True)
+        if gg is not True and not (isinstance(gg, str) and gg.strip()):
+            raise GenError(f"{where}: golden_grad is true or a string giving the reason libtorch's gradients differ")
+        op.golden_grad = gg
         for r in e.get("require", []) or []:
             if not isinstance(r, list) or len(r) < 2 or not all(isinstance(x, str) for x in r):
                 raise GenError(f"{where}: each require entry is [condition, message parts...]")

@@ -2,6 +2,7 @@
 // kernels/cpu/index.cpp, views), so they work on every backend that has those.
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/TensorIterator.h>
+#include <ATen/core/GradMode.h>
 #include <ATen/Utils.h>
 #include <algorithm>
 
@@ -46,6 +47,10 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
 Tensor& masked_fill__Tensor(Tensor& self, const Tensor& mask, const Tensor& value) {
   EMBER_CHECK(value.dim() == 0, "[masked_fill_] expected a 0-dim value tensor; got one with ", value.dim(),
               " dimension(s)");
+  // A value that requires grad goes through where(), so its gradient (the sum of the gradient
+  // over the filled positions) is recorded; otherwise it is a plain Scalar fill.
+  if (value.requires_grad() && GradMode::is_enabled())
+    return self.copy_(at::where(mask, value.to(self.scalar_type()), self));
   return self.masked_fill_(mask, value.item());
 }
 
@@ -60,6 +65,11 @@ Tensor masked_fill_Scalar(const Tensor& self, const Tensor& mask, const Scalar& 
 Tensor masked_fill_Tensor(const Tensor& self, const Tensor& mask, const Tensor& value) {
   EMBER_CHECK(value.dim() == 0, "[masked_fill] expected a 0-dim value tensor; got one with ", value.dim(),
               " dimension(s)");
+  if (value.requires_grad() && GradMode::is_enabled()) {
+    ember::broadcast_shapes("masked_fill", self.sizes(), mask.sizes());
+    EMBER_CHECK(mask.scalar_type() == kBool, "[masked_fill] expected a Bool mask; got ", mask.scalar_type());
+    return at::where(mask, value.to(self.scalar_type()), self);  // records value's gradient
+  }
   return masked_fill_Scalar(self, mask, value.item());
 }
 
