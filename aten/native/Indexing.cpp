@@ -91,6 +91,7 @@ Tensor triu(const Tensor& self, int64_t diagonal) {
 
 // ---------------------------------------------------------------- roll / repeat / constant_pad_nd
 Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+  if (self.numel() == 0) return self.clone();  // nothing moves; libtorch checks no dims then either
   if (dims.empty()) {
     EMBER_CHECK(shifts.size() == 1, "[roll] expected exactly 1 shift when no dims are given; got ",
                 shifts.size(), " shifts");

@@ -66,11 +66,12 @@ std::vector<bool> dim_mask(const char* op, int64_t ndim, OptionalIntArrayRef dim
   std::vector<bool> mask(static_cast<size_t>(ndim), true);
   if (!dim.has_value() || dim->empty()) return mask;
   mask.assign(static_cast<size_t>(ndim), false);
+  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(ndim, 1)), false);  // a 0-dim tensor has dim 0 (-1)
   for (int64_t d : *dim) {
     int64_t w = maybe_wrap_dim(d, ndim, op);
-    if (ndim == 0) continue;
-    EMBER_CHECK(!mask[w], "[", op, "] expected each dim at most once; got dim ", w, " more than once in ", *dim);
-    mask[w] = true;
+    EMBER_CHECK(!seen[w], "[", op, "] expected each dim at most once; got dim ", w, " more than once in ", *dim);
+    seen[w] = true;
+    if (ndim > 0) mask[w] = true;
   }
   return mask;
 }
@@ -600,11 +601,13 @@ Tensor amin_cpu(const Tensor& self, IntArrayRef dim, bool keepdim) {
 }
 
 Tensor argmax_cpu(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  EMBER_CHECK(self.scalar_type() != kBool, "[argmax] expected a numeric tensor; got Bool");
   auto mask = dim ? one_dim_mask("argmax", self.dim(), *dim) : dim_mask("argmax", self.dim(), std::nullopt);
   return std::get<1>(arg_extreme<true>("argmax", self, mask, keepdim, false));
 }
 
 Tensor argmin_cpu(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  EMBER_CHECK(self.scalar_type() != kBool, "[argmin] expected a numeric tensor; got Bool");
   auto mask = dim ? one_dim_mask("argmin", self.dim(), *dim) : dim_mask("argmin", self.dim(), std::nullopt);
   return std::get<1>(arg_extreme<false>("argmin", self, mask, keepdim, false));
 }

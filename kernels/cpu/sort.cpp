@@ -112,6 +112,7 @@ std::tuple<Tensor, Tensor> sort_cpu(const Tensor& self, int64_t dim, bool descen
 std::tuple<Tensor, Tensor> topk_cpu(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
   (void)sorted;  // the selected elements always come out sorted, which sorted=false also allows
   EMBER_CHECK(self.is_cpu(), "[topk] expected a CPU tensor; got one on ", self.device());
+  EMBER_CHECK(self.scalar_type() != kBool, "[topk] expected a numeric tensor; got Bool");
   const int64_t d = maybe_wrap_dim(dim, self.dim(), "topk");
   const int64_t L = self.dim() == 0 ? 1 : self.size(d);
   EMBER_CHECK(k >= 0 && k <= L, "[topk] expected k in [0, ", L, "] (the size of dim ", d, "); got k = ", k);

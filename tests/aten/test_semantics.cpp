@@ -149,3 +149,35 @@ TEST_CASE("view strides follow the runs of the input", "[semantics]") {
   at::Tensor s = at::arange(16.).slice(0, 0, 16, 2);
   CHECK(s.view({2, 4}).strides().vec() == std::vector<int64_t>{8, 2});
 }
+
+TEST_CASE("wrapped-number operands convert without a range check; other Scalars are checked", "[semantics]") {
+  // libtorch 2.15: pow(uint8 2, 1e300) -> float32 inf; add(f32, 1e300) -> inf; mul(f16, 1e300) -> inf;
+  // add(f32, f32, alpha=1e300) and fill_(f16, 1e300) raise.
+  at::Tensor u = at::full({2}, 2, at::TensorOptions().dtype(at::kByte));
+  at::Tensor p = at::pow(u, 1e300);
+  CHECK(p.scalar_type() == at::kFloat);
+  CHECK(std::isinf(values(p)[0]));
+  at::Tensor f = at::ones({2});
+  CHECK(values(at::add(f, 1e300))[0] == INFINITY);
+  CHECK(values(at::mul(at::ones({2}, at::TensorOptions().dtype(at::kHalf)), 1e300))[0] == INFINITY);
+  CHECK_THROWS_AS(at::add(f, f, 1e300), c10::Error);
+  CHECK_THROWS_AS(at::ones({2}, at::TensorOptions().dtype(at::kHalf)).fill_(1e300), c10::Error);
+  // A wrapped integer wraps to the tensor's integer type (libtorch casts the 0-dim int64 tensor).
+  at::Tensor i = at::zeros({1}, at::TensorOptions().dtype(at::kInt));
+  CHECK(values(at::add(i, int64_t(1) << 32 | 5))[0] == 5);
+}
+
+TEST_CASE("reduction dim lists, bool argmax/topk and empty roll behave as libtorch", "[semantics]") {
+  at::Tensor s = at::ones({});
+  CHECK_THROWS_WITH(s.amax({0, 0}), Catch::StartsWith("[amax] expected each dim at most once"));
+  CHECK_THROWS_AS(s.sum({-1, 0}), c10::Error);
+  at::Tensor b = at::ones({3}, at::TensorOptions().dtype(at::kBool));
+  CHECK_THROWS_WITH(b.argmax(), Catch::StartsWith("[argmax]"));
+  CHECK_THROWS_WITH(b.argmin(0), Catch::StartsWith("[argmin]"));
+  CHECK_THROWS_WITH(b.topk(1), Catch::StartsWith("[topk]"));
+  // roll of an empty tensor is a copy, whatever the dims (libtorch returns before checking them).
+  at::Tensor e = at::zeros({0, 4});
+  at::Tensor r = e.roll({3}, {-103});
+  CHECK(r.sizes().vec() == std::vector<int64_t>{0, 4});
+  CHECK_FALSE(r.is_same(e));
+}

@@ -1,6 +1,7 @@
 #pragma once
 // c10::Scalar: a number of any dtype category (bool, integer, floating), passed by value to ops.
 #include <c10/core/ScalarType.h>
+#include <c10/util/convert.h>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -64,6 +65,22 @@ class Scalar {
       else if constexpr (std::is_same_v<T, float>) limit = 0x1.fffffep127 + 0x1p103;
       if (limit != 0 && std::isfinite(d) && std::abs(d) >= limit) throw_unrepresentable(c10::CppTypeToScalarType<T>::value);
       return static_cast<T>(static_cast<M>(d));
+    }
+  }
+
+  /// The conversion a wrapped number (a Python-style number operand, `wrapped:` in ops.yaml)
+  /// undergoes: like libtorch's 0-dim wrapped tensor cast to the computation type, it is not range
+  /// checked — a floating value past the type's range becomes ±inf, an integer wraps.
+  template <typename T> T to_wrapped() const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return toBool();
+    } else if constexpr (std::is_integral_v<T>) {
+      if (tag_ == Tag::Double) return c10::float_to_int<T>(v_.d);
+      return static_cast<T>(static_cast<uint64_t>(tag_ == Tag::Int ? v_.i : static_cast<int64_t>(v_.i != 0)));
+    } else {
+      using M = typename OpMathType<T>::type;
+      return static_cast<T>(static_cast<M>(tag_ == Tag::Double ? v_.d : tag_ == Tag::Int ? static_cast<double>(v_.i)
+                                                                                        : static_cast<double>(v_.i != 0)));
     }
   }
 
