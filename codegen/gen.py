@@ -83,6 +83,16 @@ def arg_checks(op):
             want = " or ".join(str(x) for x in dims)
             lines.append(f'EMBER_CHECK({cond}, "[{fname}] expected \'{name}\' to be a {want}-D tensor; got a ", '
                          f'{name}.dim(), "-D tensor of shape ", {name}.sizes());')
+        if spec.get("nonzero_divisor"):
+            # Integer division by zero raises (as libtorch); floating division gives inf/NaN.
+            arg = next(a for a in op.schema.args if a.name == name)
+            first = op.schema.args[0].name
+            if arg.type.is_tensor:
+                zero = f"{name}.eq(0).any().item<bool>()"
+            else:
+                zero = f"{name}.toDouble() == 0"
+            lines.append(f'EMBER_CHECK(!(c10::isIntegralType(at::result_type({first}, {name}), true) && {zero}), '
+                         f'"[{fname}] expected a non-zero divisor ' + "'" + name + "'" + ' for integer inputs; got a zero");')
         if "dtypes" in spec:
             from model import _dtypes
             dts = _dtypes(spec["dtypes"], f"{op.path}:{op.line}")
