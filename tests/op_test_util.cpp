@@ -1,6 +1,7 @@
 #include "op_test_util.h"
 #include <ATen/TensorIterator.h>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <unordered_map>
@@ -79,10 +80,17 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
+// The golden records: EMBER_GOLDEN_FILE (the source tree's, compiled in), or $EMBER_GOLDEN when set
+// (a test binary carried to another machine, where the source tree sits elsewhere).
+const char* golden_file() {
+  const char* env = std::getenv("EMBER_GOLDEN");
+  return env && *env ? env : EMBER_GOLDEN_FILE;
+}
+
 const std::unordered_map<std::string, GoldenRecord>& golden() {
   static const std::unordered_map<std::string, GoldenRecord> table = [] {
     std::unordered_map<std::string, GoldenRecord> t;
-    std::ifstream in(EMBER_GOLDEN_FILE);
+    std::ifstream in(golden_file());
     std::string line;
     while (std::getline(in, line)) {
       if (line.empty() || line[0] == '#') continue;
@@ -140,7 +148,7 @@ std::vector<std::string> ember_test::golden_names() {
 void ember_test::check_golden(const std::string& name, const std::vector<at::Tensor>& outputs, double tol) {
   auto it = golden().find(name);
   if (it == golden().end())
-    FAIL("no golden record named '" << name << "' in " << EMBER_GOLDEN_FILE << ": run tools/golden/run after changing samples");
+    FAIL("no golden record named '" << name << "' in " << golden_file() << ": run tools/golden/run after changing samples");
   const GoldenRecord& g = it->second;
   INFO("golden record of " << name << " (libtorch)");
   REQUIRE_FALSE(g.raises);

@@ -14,6 +14,7 @@
 // the reduced range (per-thread partial accumulators merged in order) when there are too few
 // outputs to keep the threads busy. Float sums accumulate in double.
 #include <ATen/native/NativeFunctions.h>
+#include <ATen/native/ReduceUtils.h>
 #include <ATen/Parallel.h>
 #include <ATen/Utils.h>
 #include <c10/util/SmallBuffer.h>
@@ -54,70 +55,12 @@ template <typename T> inline bool is_nan(T v) {
 }
 
 // ---------------------------------------------------------------- layout
-struct Geom {
-  std::vector<int64_t> out_sizes;   // result sizes (keepdim=false)
-  std::vector<int64_t> keep_sizes;  // result sizes (keepdim=true)
-  std::vector<int64_t> ks, kst;     // kept dims, coalesced: sizes and element strides
-  std::vector<int64_t> rs, rst;     // reduced dims, coalesced
-  int64_t M = 1, N = 1;             // number of outputs, elements per output
-};
-
-std::vector<bool> dim_mask(const char* op, int64_t ndim, OptionalIntArrayRef dim) {
-  std::vector<bool> mask(static_cast<size_t>(ndim), true);
-  if (!dim.has_value() || dim->empty()) return mask;
-  mask.assign(static_cast<size_t>(ndim), false);
-  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(ndim, 1)), false);  // a 0-dim tensor has dim 0 (-1)
-  for (int64_t d : *dim) {
-    int64_t w = maybe_wrap_dim(d, ndim, op);
-    EMBER_CHECK(!seen[w], "[", op, "] expected each dim at most once; got dim ", w, " more than once in ", *dim);
-    seen[w] = true;
-    if (ndim > 0) mask[w] = true;
-  }
-  return mask;
-}
-
-std::vector<bool> one_dim_mask(const char* op, int64_t ndim, int64_t dim) {
-  int64_t w = maybe_wrap_dim(dim, ndim, op);
-  std::vector<bool> mask(static_cast<size_t>(ndim), false);
-  if (ndim > 0) mask[w] = true;
-  return mask;
-}
-
-// `keep_order`: walk the reduced dims in logical (row-major) order, so the linear index handed to
-// step() is the position in the flattened reduced dims (needed by the index-returning ops).
-Geom make_geom(const Tensor& t, const std::vector<bool>& mask, bool keep_order) {
-  Geom g;
-  std::vector<std::pair<int64_t, int64_t>> kept, red;
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    if (mask[d]) {
-      g.keep_sizes.push_back(1);
-      red.push_back({t.size(d), t.stride(d)});
-      g.N *= t.size(d);
-    } else {
-      g.out_sizes.push_back(t.size(d));
-      g.keep_sizes.push_back(t.size(d));
-      kept.push_back({t.size(d), t.stride(d)});
-      g.M *= t.size(d);
-    }
-  }
-  auto coalesce = [](const std::vector<std::pair<int64_t, int64_t>>& v, std::vector<int64_t>& sz, std::vector<int64_t>& st) {
-    for (auto [s, str] : v) {
-      if (s == 1) continue;
-      if (!sz.empty() && st.back() == s * str) {
-        sz.back() *= s;
-        st.back() = str;
-      } else {
-        sz.push_back(s);
-        st.push_back(str);
-      }
-    }
-  };
-  coalesce(kept, g.ks, g.kst);
-  if (!keep_order)
-    std::stable_sort(red.begin(), red.end(), [](auto& a, auto& b) { return a.second > b.second; });
-  coalesce(red, g.rs, g.rst);
-  return g;
-}
+using reduce::Geom;
+using reduce::dim_mask;
+using reduce::make_geom;
+using reduce::one_dim_mask;
+using reduce::shape_out;
+using reduce::sum_dtype;
 
 // Element offset of the first input element of output `m` (kept dims [0, nd)).
 inline int64_t kept_offset(const Geom& g, int64_t m, size_t nd) {
@@ -474,17 +417,11 @@ struct LseOp : OpBase<LseOp<in_t>, in_t, Lse> {
 };
 
 // ---------------------------------------------------------------- entry helpers
-Tensor new_out(const Geom& g, ScalarType dt) { return at::empty(g.out_sizes, at::TensorOptions().dtype(dt)); }
-Tensor shape_out(const Tensor& out, const Geom& g, bool keepdim) { return keepdim ? out.view(g.keep_sizes) : out; }
+Tensor new_out(const Geom& g, ScalarType dt) { return reduce::new_out(g, dt, kCPU); }
 
 void check_cpu(const char* op, const Tensor& self) {
   EMBER_CHECK(self.defined(), "[", op, "] expected a defined tensor; got an undefined one");
   EMBER_CHECK(self.is_cpu(), "[", op, "] expected a CPU tensor; got one on ", self.device());
-}
-
-ScalarType sum_dtype(const Tensor& self, std::optional<ScalarType> dtype) {
-  if (dtype) return *dtype;
-  return isIntegralType(self.scalar_type(), true) ? kLong : self.scalar_type();
 }
 
 template <template <typename, typename, typename> class OpT>
