@@ -57,19 +57,20 @@ struct Model {
   std::function<torch::Tensor(const torch::Tensor&)> forward;
 };
 
-Model make_model(const std::string& kind, int64_t features, int64_t classes, int64_t hidden) {
+Model make_model(const std::string& kind, int64_t features, int64_t classes, int64_t hidden, torch::Device device) {
   Model m;
+  auto leaf = [&](const torch::Tensor& t) { return t.to(device).requires_grad_(); };
   if (kind == "softmax") {
-    auto W = torch::zeros({features, classes}, torch::requires_grad());
-    auto b = torch::zeros({classes}, torch::requires_grad());
+    auto W = leaf(torch::zeros({features, classes}));
+    auto b = leaf(torch::zeros({classes}));
     m.params = {W, b};
     m.forward = [W, b](const torch::Tensor& x) { return torch::addmm(b, x, W); };
   } else if (kind == "mlp") {
     // He initialisation for the ReLU layer, small weights for the output layer.
-    auto W1 = (torch::randn({features, hidden}) * std::sqrt(2.0 / features)).requires_grad_();
-    auto b1 = torch::zeros({hidden}, torch::requires_grad());
-    auto W2 = (torch::randn({hidden, classes}) * std::sqrt(1.0 / hidden)).requires_grad_();
-    auto b2 = torch::zeros({classes}, torch::requires_grad());
+    auto W1 = leaf(torch::randn({features, hidden}) * std::sqrt(2.0 / features));
+    auto b1 = leaf(torch::zeros({hidden}));
+    auto W2 = leaf(torch::randn({hidden, classes}) * std::sqrt(1.0 / hidden));
+    auto b2 = leaf(torch::zeros({classes}));
     m.params = {W1, b1, W2, b2};
     m.forward = [W1, b1, W2, b2](const torch::Tensor& x) { return torch::addmm(b2, torch::relu(torch::addmm(b1, x, W1)), W2); };
   } else {
@@ -85,6 +86,7 @@ int main(int argc, char** argv) {
   int epochs = 5;
   int64_t batch = 100, hidden = 256;
   double lr = 0.1;
+  std::string device_name = "cpu";
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
     if (k == "--data") dir = argv[i + 1];
@@ -93,27 +95,38 @@ int main(int argc, char** argv) {
     else if (k == "--batch") batch = std::stoll(argv[i + 1]);
     else if (k == "--hidden") hidden = std::stoll(argv[i + 1]);
     else if (k == "--lr") lr = std::stod(argv[i + 1]);
+    else if (k == "--device") device_name = argv[i + 1];
     else { std::fprintf(stderr, "unknown option %s\n", argv[i]); return 2; }
   }
+  if (device_name != "cpu" && device_name != "cuda") {
+    std::fprintf(stderr, "--device takes cpu or cuda; got %s\n", device_name.c_str());
+    return 2;
+  }
+  if (device_name == "cuda" && !torch::cuda::is_available()) {
+    std::fprintf(stderr, "--device cuda: no CUDA device is available\n");
+    return 2;
+  }
+  const torch::Device device = device_name == "cuda" ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
   torch::manual_seed(0);
 
   auto load = [&](const char* images, const char* labels) {
     auto x = read_idx(dir + "/" + images);
     auto y = read_idx(dir + "/" + labels).to(torch::kLong);
     x = x.reshape({x.size(0), -1}).to(torch::kFloat).div(255.0);
-    return std::make_pair(x, y);
+    return std::make_pair(x.to(device), y.to(device));
   };
   auto [train_x, train_y] = load("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz");
   auto [test_x, test_y] = load("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz");
   const int64_t n = train_x.size(0), features = train_x.size(1), classes = 10;
-  Model model = make_model(model_kind, features, classes, hidden);
+  // Parameters are initialised on the CPU (the same numbers for either device), then moved.
+  Model model = make_model(model_kind, features, classes, hidden, device);
   std::printf("Fashion-MNIST: %lld train, %lld test images of %lld pixels; model %s, batch %lld, lr %.3g; "
-              "gradients by autograd\n", (long long)n, (long long)test_x.size(0), (long long)features, model_kind.c_str(),
-              (long long)batch, lr);
+              "gradients by autograd; device %s\n", (long long)n, (long long)test_x.size(0), (long long)features, model_kind.c_str(),
+              (long long)batch, lr, device_name.c_str());
 
   for (int epoch = 1; epoch <= epochs; ++epoch) {
     auto t0 = std::chrono::steady_clock::now();
-    auto perm = torch::randperm(n);
+    auto perm = torch::randperm(n).to(device);
     double total_loss = 0;
     int64_t batches = 0;
     for (int64_t s = 0; s + batch <= n; s += batch) {
