@@ -1,6 +1,7 @@
 #pragma once
 // The libtorch-compatible entry point: `#include <torch/torch.h>` and use torch::.
 #include <ATen/ATen.h>
+#include <ATen/Context.h>
 #include <torch/cuda.h>
 #include <ATen/core/GradMode.h>
 #include <torch/autograd.h>

@@ -5,6 +5,7 @@
 // 3-D operands. float32 and bfloat16 go through oneDNN's matmul primitive; other dtypes (and
 // anything oneDNN declines) take the portable loop.
 #include <ATen/native/NativeFunctions.h>
+#include <ATen/native/MatmulUtils.h>
 #include <ATen/TensorIterator.h>
 #include <ATen/Utils.h>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -18,19 +19,7 @@ namespace at::native {
 
 namespace {
 
-std::string describe(const Tensor& t) {
-  std::ostringstream os;
-  os << t.sizes() << " " << c10::dtypeName(t.scalar_type());
-  return os.str();
-}
-
-void check_operands(const char* op, const char* n1, const Tensor& a, const char* n2, const Tensor& b) {
-  EMBER_CHECK(a.scalar_type() == b.scalar_type(), "[", op, "] expected ", n1, " and ", n2, " to have the same dtype; got ", n1, " ",
-              describe(a), ", ", n2, " ", describe(b));
-  EMBER_CHECK(a.is_cpu() && b.is_cpu(), "[", op, "] expected CPU tensors; got ", n1, " on ", a.device(), ", ", n2, " on ", b.device());
-  EMBER_CHECK(a.scalar_type() != kBool, "[", op, "] expected a non-bool dtype (bool is not supported); got ", n1, " ", describe(a), ", ",
-              n2, " ", describe(b));
-}
+using matmul_utils::describe;
 
 // ---------------------------------------------------------------- strided operand description
 // A 3-D operand [batch, rows, cols] as element strides. A batch of size 1 (or stride 0) is
@@ -235,9 +224,7 @@ void gemm(const Tensor& out, const Tensor& a3, const Tensor& b3, double alpha, d
   const int64_t B = out.size(0), K = a3.size(2);
   if (out.numel() == 0) return;
   if (K == 0) {
-    // Empty sum: the product is zero.
-    if (beta == 0.0) out.zero_();
-    else if (beta != 1.0) out.mul_(beta);
+    matmul_utils::scale_empty_sum(out, beta);
     return;
   }
   Tensor a = a3, b = b3;
@@ -266,74 +253,36 @@ void gemm(const Tensor& out, const Tensor& a3, const Tensor& b3, double alpha, d
   AT_DISPATCH_ALL_TYPES(st, "mm", [&] { loop_gemm<scalar_t>(out, oa, ob, B, alpha, beta); });
 }
 
-// Writes beta * self (broadcast to out's shape) into out, as the starting value for gemm.
-void init_with(const Tensor& out, const Tensor& self, const Scalar& beta) {
-  if (beta.toDouble() != 0.0) out.copy_(self.expand(out.sizes()));
-}
 }  // namespace
 
 Tensor mm_cpu(const Tensor& self, const Tensor& mat2) {
-  check_operands("mm", "self", self, "mat2", mat2);
-  EMBER_CHECK(self.dim() == 2 && mat2.dim() == 2, "[mm] expected 2-D tensors; got self ", describe(self), ", mat2 ", describe(mat2));
-  EMBER_CHECK(self.size(1) == mat2.size(0), "[mm] expected self.size(-1) (", self.size(1), ") to equal mat2.size(-2) (", mat2.size(0),
-              "); got self ", describe(self), ", mat2 ", describe(mat2));
-  Tensor out = at::empty({self.size(0), mat2.size(1)}, self.options());
+  Tensor out = at::empty(matmul_utils::check_mm(self, mat2, kCPU), self.options());
   gemm(out.unsqueeze(0), self.unsqueeze(0), mat2.unsqueeze(0), 1.0, 0.0);
   return out;
 }
 
 Tensor bmm_cpu(const Tensor& self, const Tensor& mat2) {
-  check_operands("bmm", "self", self, "mat2", mat2);
-  EMBER_CHECK(self.dim() == 3 && mat2.dim() == 3, "[bmm] expected 3-D tensors; got self ", describe(self), ", mat2 ", describe(mat2));
-  EMBER_CHECK(self.size(0) == mat2.size(0), "[bmm] expected self.size(0) (", self.size(0), ") to equal mat2.size(0) (", mat2.size(0),
-              "); got self ", describe(self), ", mat2 ", describe(mat2));
-  EMBER_CHECK(self.size(2) == mat2.size(1), "[bmm] expected self.size(-1) (", self.size(2), ") to equal mat2.size(-2) (", mat2.size(1),
-              "); got self ", describe(self), ", mat2 ", describe(mat2));
-  Tensor out = at::empty({self.size(0), self.size(1), mat2.size(2)}, self.options());
+  Tensor out = at::empty(matmul_utils::check_bmm(self, mat2, kCPU), self.options());
   gemm(out, self, mat2, 1.0, 0.0);
   return out;
 }
 
 Tensor addmm_cpu(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
-  check_operands("addmm", "mat1", mat1, "mat2", mat2);
-  check_operands("addmm", "self", self, "mat1", mat1);
-  EMBER_CHECK(mat1.dim() == 2 && mat2.dim() == 2, "[addmm] expected 2-D mat1 and mat2; got mat1 ", describe(mat1), ", mat2 ",
-              describe(mat2));
-  EMBER_CHECK(mat1.size(1) == mat2.size(0), "[addmm] expected mat1.size(-1) (", mat1.size(1), ") to equal mat2.size(-2) (", mat2.size(0),
-              "); got mat1 ", describe(mat1), ", mat2 ", describe(mat2));
-  std::vector<int64_t> shape{mat1.size(0), mat2.size(1)};
-  EMBER_CHECK(self.dim() <= 2 && ember::broadcast_shapes("addmm", self.sizes(), shape) == shape, "[addmm] self ", describe(self),
-              " cannot be broadcast to the product's shape ", IntArrayRef(shape));
-  Tensor out = at::empty(shape, mat1.options());
-  init_with(out, self, beta);
+  Tensor out = at::empty(matmul_utils::check_addmm(self, mat1, mat2, kCPU), mat1.options());
+  matmul_utils::init_with(out, self, beta);
   gemm(out.unsqueeze(0), mat1.unsqueeze(0), mat2.unsqueeze(0), alpha.toDouble(), beta.toDouble());
   return out;
 }
 
 Tensor baddbmm_cpu(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
-  check_operands("baddbmm", "batch1", batch1, "batch2", batch2);
-  check_operands("baddbmm", "self", self, "batch1", batch1);
-  EMBER_CHECK(batch1.dim() == 3 && batch2.dim() == 3, "[baddbmm] expected 3-D batch1 and batch2; got batch1 ", describe(batch1),
-              ", batch2 ", describe(batch2));
-  EMBER_CHECK(batch1.size(0) == batch2.size(0), "[baddbmm] expected batch1.size(0) (", batch1.size(0), ") to equal batch2.size(0) (",
-              batch2.size(0), "); got batch1 ", describe(batch1), ", batch2 ", describe(batch2));
-  EMBER_CHECK(batch1.size(2) == batch2.size(1), "[baddbmm] expected batch1.size(-1) (", batch1.size(2), ") to equal batch2.size(-2) (",
-              batch2.size(1), "); got batch1 ", describe(batch1), ", batch2 ", describe(batch2));
-  std::vector<int64_t> shape{batch1.size(0), batch1.size(1), batch2.size(2)};
-  EMBER_CHECK(self.dim() <= 3 && ember::broadcast_shapes("baddbmm", self.sizes(), shape) == shape, "[baddbmm] self ", describe(self),
-              " cannot be broadcast to the product's shape ", IntArrayRef(shape));
-  Tensor out = at::empty(shape, batch1.options());
-  init_with(out, self, beta);
+  Tensor out = at::empty(matmul_utils::check_baddbmm(self, batch1, batch2, kCPU), batch1.options());
+  matmul_utils::init_with(out, self, beta);
   gemm(out, batch1, batch2, alpha.toDouble(), beta.toDouble());
   return out;
 }
 
 Tensor dot_cpu(const Tensor& self, const Tensor& tensor) {
-  check_operands("dot", "self", self, "tensor", tensor);
-  EMBER_CHECK(self.dim() == 1 && tensor.dim() == 1, "[dot] expected 1-D tensors; got self ", describe(self), ", tensor ",
-              describe(tensor));
-  EMBER_CHECK(self.size(0) == tensor.size(0), "[dot] self and tensor must have the same number of elements; got self ",
-              describe(self), ", tensor ", describe(tensor));
+  matmul_utils::check_dot(self, tensor, kCPU);
   Tensor out = at::empty({}, self.options());
   const int64_t n = self.size(0), sa = self.stride(0), sb = tensor.stride(0);
   AT_DISPATCH_ALL_TYPES_AND3(kHalf, kBFloat16, kBool, self.scalar_type(), "dot", [&] {
@@ -356,6 +305,8 @@ Tensor dot_cpu(const Tensor& self, const Tensor& tensor) {
 }
 
 // ---------------------------------------------------------------- composites
+using matmul_utils::describe;
+
 Tensor mv(const Tensor& self, const Tensor& vec) {
   EMBER_CHECK(self.dim() == 2 && vec.dim() == 1, "[mv] expected a 2-D self and a 1-D vec; got self ", describe(self), ", vec ",
               describe(vec));

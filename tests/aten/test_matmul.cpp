@@ -115,3 +115,15 @@ TEST_CASE("matmul in double, integers and half", "[matmul]") {
   CHECK(max_rel_err(rh, ember_test::ref::mm(a, b)) < 1e-2);
   CHECK(torch::dot(ai.view({-1}), ai.view({-1})).item<int64_t>() == 506);
 }
+
+TEST_CASE("integer addmm/baddbmm with an empty sum keep the dtype (regression, issue #9)", "[matmul]") {
+  // k == 0: the result is beta * self. An integer product used to scale by a double beta, which
+  // raised a [mul] cast error (libtorch returns 3 * self).
+  auto self = torch::arange(6).view({2, 3});
+  auto r = torch::addmm(self, torch::empty({2, 0}, torch::kLong), torch::empty({0, 3}, torch::kLong), 3, 1);
+  CHECK(r.scalar_type() == at::kLong);
+  CHECK(max_rel_err(r, self * 3) == 0.0);
+  auto rb = torch::baddbmm(self, torch::empty({4, 2, 0}, torch::kLong), torch::empty({4, 0, 3}, torch::kLong), 2, 1);
+  CHECK(rb.sizes().vec() == std::vector<int64_t>{4, 2, 3});
+  CHECK(max_rel_err(rb, (self * 2).expand({4, 2, 3})) == 0.0);
+}

@@ -74,6 +74,117 @@ void BM_cuda_h2d(benchmark::State& st) {
 }
 BENCHMARK(BM_cuda_h2d)->UseRealTime();
 
+// ---- matrix products (cuBLAS). TFLOPs is 2*m*n*k per iteration over wall time; float32 runs
+// with TF32 off (libtorch's default) unless the name says tf32.
+void BM_cuda_mm(benchmark::State& st, torch::ScalarType dt, bool tf32) {
+  if (!need_gpu(st)) return;
+  torch::NoGradGuard no_grad;
+  const int64_t n = 4096;
+  const bool prev_tf32 = at::globalContext().allowTF32CuBLAS();
+  at::globalContext().setAllowTF32CuBLAS(tf32);
+  auto a = torch::rand({n, n}).to(dt).to(torch::kCUDA), b = torch::rand({n, n}).to(dt).to(torch::kCUDA);
+  benchmark::DoNotOptimize(torch::mm(a, b));  // warm-up: cuBLAS handle, workspace, heuristics
+  torch::cuda::synchronize();
+  for (auto _ : st) {
+    auto c = torch::mm(a, b);
+    torch::cuda::synchronize();
+    benchmark::DoNotOptimize(c);
+  }
+  st.counters["TFLOPs"] = benchmark::Counter(2.0 * n * n * n / 1e12, benchmark::Counter::kIsIterationInvariantRate);
+  at::globalContext().setAllowTF32CuBLAS(prev_tf32);
+}
+BENCHMARK_CAPTURE(BM_cuda_mm, fp32_4096, torch::kFloat, false)->UseRealTime();
+BENCHMARK_CAPTURE(BM_cuda_mm, fp32_tf32_4096, torch::kFloat, true)->UseRealTime();
+BENCHMARK_CAPTURE(BM_cuda_mm, bf16_4096, torch::kBFloat16, false)->UseRealTime();
+
+void BM_cuda_bmm(benchmark::State& st) {
+  if (!need_gpu(st)) return;
+  torch::NoGradGuard no_grad;
+  const int64_t batch = 64, n = 512;
+  const bool prev_tf32 = at::globalContext().allowTF32CuBLAS();
+  at::globalContext().setAllowTF32CuBLAS(false);
+  auto a = torch::rand({batch, n, n}).to(torch::kCUDA), b = torch::rand({batch, n, n}).to(torch::kCUDA);
+  benchmark::DoNotOptimize(torch::bmm(a, b));
+  torch::cuda::synchronize();
+  for (auto _ : st) {
+    auto c = torch::bmm(a, b);
+    torch::cuda::synchronize();
+    benchmark::DoNotOptimize(c);
+  }
+  st.counters["TFLOPs"] = benchmark::Counter(2.0 * batch * n * n * n / 1e12, benchmark::Counter::kIsIterationInvariantRate);
+  at::globalContext().setAllowTF32CuBLAS(prev_tf32);
+}
+BENCHMARK(BM_cuda_bmm)->Name("BM_cuda_bmm/fp32_64x512x512x512")->UseRealTime();
+
+// ---- memory-bound baselines and reductions. Bytes are those read plus written once.
+void BM_cuda_copy_d2d(benchmark::State& st) {
+  if (!need_gpu(st)) return;
+  torch::NoGradGuard no_grad;
+  const int64_t n = 1 << 24;
+  auto a = torch::ones({n}).to(torch::kCUDA), b = torch::empty({n}).to(torch::kCUDA);
+  for (auto _ : st) {
+    b.copy_(a);
+    torch::cuda::synchronize();
+  }
+  st.SetBytesProcessed(st.iterations() * n * 2 * 4);
+}
+BENCHMARK(BM_cuda_copy_d2d)->UseRealTime();
+
+void BM_cuda_sum_all(benchmark::State& st) {
+  if (!need_gpu(st)) return;
+  torch::NoGradGuard no_grad;
+  const int64_t n = 1 << 24;
+  auto a = torch::ones({n}).to(torch::kCUDA);
+  for (auto _ : st) {
+    auto c = a.sum();
+    torch::cuda::synchronize();
+    benchmark::DoNotOptimize(c);
+  }
+  st.SetBytesProcessed(st.iterations() * n * 4);
+}
+BENCHMARK(BM_cuda_sum_all)->UseRealTime();
+
+// Sum of a [4096, 4096] float32 over dim 0 (strided reduction) or dim 1 (contiguous rows).
+void BM_cuda_sum_dim(benchmark::State& st) {
+  if (!need_gpu(st)) return;
+  torch::NoGradGuard no_grad;
+  auto a = torch::ones({4096, 4096}).to(torch::kCUDA);
+  const int64_t dim = st.range(0);
+  for (auto _ : st) {
+    auto c = a.sum(dim);
+    torch::cuda::synchronize();
+    benchmark::DoNotOptimize(c);
+  }
+  st.SetBytesProcessed(st.iterations() * 4096LL * 4096 * 4);
+}
+BENCHMARK(BM_cuda_sum_dim)->Arg(0)->Arg(1)->UseRealTime();
+
+void BM_cuda_argmax_rows(benchmark::State& st) {
+  if (!need_gpu(st)) return;
+  torch::NoGradGuard no_grad;
+  auto a = torch::randn({4096, 4096}).to(torch::kCUDA);
+  for (auto _ : st) {
+    auto c = a.argmax(1);
+    torch::cuda::synchronize();
+    benchmark::DoNotOptimize(c);
+  }
+  st.SetBytesProcessed(st.iterations() * 4096LL * 4096 * 4);
+}
+BENCHMARK(BM_cuda_argmax_rows)->UseRealTime();
+
+void BM_cuda_softmax_rows(benchmark::State& st) {
+  if (!need_gpu(st)) return;
+  torch::NoGradGuard no_grad;
+  auto a = torch::randn({4096, 4096}).to(torch::kCUDA);
+  for (auto _ : st) {
+    auto c = torch::softmax(a, 1);
+    torch::cuda::synchronize();
+    benchmark::DoNotOptimize(c);
+  }
+  st.SetBytesProcessed(st.iterations() * 4096LL * 4096 * 2 * 4);
+}
+BENCHMARK(BM_cuda_softmax_rows)->UseRealTime();
+
 }  // namespace
 
 BENCHMARK_MAIN();

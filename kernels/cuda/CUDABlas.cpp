@@ -1,0 +1,77 @@
+// cuBLAS handles: one per (thread, device), with a workspace from the caching allocator.
+//
+// Note [cuBLAS handles and workspaces]
+// A cuBLAS handle is not safe to use from two threads at once, and it is tied to the device that
+// was current when it was created, so each thread keeps one per device (created lazily: most
+// threads never multiply on the GPU). cublasSetStream resets the handle's workspace to cuBLAS's
+// own pool, so every cublas_handle() call sets the stream and then our workspace again. Workspaces
+// are caching-allocator tensors kept next to the handle, one per stream the thread has used: calls
+// on one stream are ordered, so they can share one, while two streams of one thread may run at
+// the same time and must not (see Note [Allocator and streams]).
+#include <ATen/native/cuda/CUDABlas.h>
+#include <ATen/ATen.h>
+#include <utility>
+#include <vector>
+
+namespace ember::cuda {
+
+void throw_cublas_error(cublasStatus_t status, const char* what) {
+  throw c10::Error(c10::str("[cublas] ", what, ": ", cublasGetStatusName(status)));
+}
+
+namespace {
+
+constexpr int kMaxDevices = 64;
+
+// Hopper and later use up to 32 MiB (cuBLAS's recommendation for sm_90); older GPUs 4 MiB.
+size_t workspace_bytes(int device) {
+  int major = 0;
+  EMBER_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  return major >= 9 ? (size_t{32} << 20) : (size_t{4} << 20);
+}
+
+struct Slot {
+  cublasHandle_t handle = nullptr;
+  std::vector<std::pair<cudaStream_t, at::Tensor>> workspaces;  // per stream; a handful at most
+};
+
+struct ThreadHandles {
+  Slot slots[kMaxDevices];
+  ~ThreadHandles() {
+    // The status is ignored: at process exit the driver may already be shutting down.
+    for (Slot& s : slots)
+      if (s.handle) (void)cublasDestroy(s.handle);
+    // The workspaces go back to the caching allocator as the slots are destroyed.
+  }
+};
+
+thread_local ThreadHandles tls_handles;
+
+}  // namespace
+
+cublasHandle_t cublas_handle() {
+  const int d = current_device();
+  EMBER_CHECK(d < kMaxDevices, "[cublas] devices 0..", kMaxDevices - 1, " are supported; got device ", d);
+  Slot& s = tls_handles.slots[d];
+  if (!s.handle) {
+    cublasHandle_t h = nullptr;
+    EMBER_CUBLAS_CHECK(cublasCreate(&h));
+    s.handle = h;
+    EMBER_CUBLAS_CHECK(cublasSetPointerMode(s.handle, CUBLAS_POINTER_MODE_HOST));
+  }
+  const cudaStream_t stream = current_stream();
+  const at::Tensor* ws = nullptr;
+  for (const auto& [st, t] : s.workspaces)
+    if (st == stream) ws = &t;
+  if (!ws) {
+    at::Tensor t = at::empty({static_cast<int64_t>(workspace_bytes(d))},
+                             at::TensorOptions().dtype(at::kByte).device(at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(d))));
+    s.workspaces.emplace_back(stream, std::move(t));
+    ws = &s.workspaces.back().second;
+  }
+  EMBER_CUBLAS_CHECK(cublasSetStream(s.handle, stream));
+  EMBER_CUBLAS_CHECK(cublasSetWorkspace(s.handle, ws->data_ptr(), ws->nbytes()));
+  return s.handle;
+}
+
+}  // namespace ember::cuda
