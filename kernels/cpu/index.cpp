@@ -12,21 +12,9 @@
 namespace at::native {
 using namespace index_detail;
 
-namespace {
-// Checks that every value of the int64 tensor `idx` (contiguous) lies in [0, size).
-void check_range(const Tensor& idx, int64_t size, int64_t dim, const char* op) {
-  const int64_t* p = idx.data_ptr<int64_t>();
-  for (int64_t i = 0, n = idx.numel(); i < n; ++i)
-    EMBER_CHECK_T(IndexError, p[i] >= 0 && p[i] < size, "[", op, "] expected an index in [0, ", size, ") for dim ",
-                  dim, "; got ", p[i]);
-}
-}  // namespace
-
 // ---------------------------------------------------------------- index_select
 Tensor index_select_cpu(const Tensor& self, int64_t dim, const Tensor& index) {
-  EMBER_CHECK(index.dim() <= 1, "[index_select] expected index to be a 0-D or 1-D tensor; got ", index.dim(), "-D of shape ",
-              index.sizes());
-  dim = maybe_wrap_dim(dim, self.dim(), "index_select");
+  dim = check_index_select(self, dim, index);
   Tensor idx = long_index(index, "index_select");
   const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
   check_range(idx, size, dim, "index_select");
@@ -76,31 +64,11 @@ void for_each_line(const Tensor& index, const Tensor& self, const Tensor* other,
       offset_of(l, osz.data(), tst.data(), m));
 }
 
-// Checks index against self (and src) the way libtorch's gather/scatter do.
-void check_gather_scatter(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
-  EMBER_CHECK(index.dim() == self.dim() || (index.dim() <= 1 && self.dim() <= 1), "[", op,
-              "] expected index and self to have the same number of dims; got index ", index.sizes(), " and self ",
-              self.sizes());
-  for (int64_t d = 0; d < index.dim(); ++d) {
-    EMBER_CHECK(d == dim || index.size(d) <= (self.dim() == 0 ? 1 : self.size(d)), "[", op, "] expected index sizes ",
-                index.sizes(), " to be at most self's sizes ", self.sizes(), " in every dim except ", dim);
-    if (src)
-      EMBER_CHECK(index.size(d) <= (src->dim() == 0 ? 1 : src->size(d)), "[", op, "] expected index sizes ", index.sizes(),
-                  " to be at most src's sizes ", src->sizes());
-  }
-}
-
 enum class ScatterKind { Assign, Add };
 
 Tensor& scatter_impl(const char* op, Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,
                      const Scalar* value, ScatterKind kind) {
-  dim = maybe_wrap_dim(dim, self.dim(), op);
-  if (src) EMBER_CHECK(src->dim() == self.dim() || (src->dim() <= 1 && self.dim() <= 1), "[", op,
-                       "] expected src and self to have the same number of dims; got src ", src->sizes(), " and self ",
-                       self.sizes());
-  check_gather_scatter(op, self, dim, index, src);
-  if (src) EMBER_CHECK(src->scalar_type() == self.scalar_type(), "[", op, "] expected self and src to have the same dtype; got ",
-                       c10::dtypeName(self.scalar_type()), " and ", c10::dtypeName(src->scalar_type()));
+  dim = check_scatter(op, self, dim, index, src);
   Tensor idx = long_index(index, op);
   const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
   check_range(idx, size, dim, op);
@@ -167,11 +135,7 @@ Tensor& scatter_add_cpu_(Tensor& self, int64_t dim, const Tensor& index, const T
 
 // ---------------------------------------------------------------- masked_fill_ / masked_select
 Tensor& masked_fill_cpu_(Tensor& self, const Tensor& mask, const Scalar& value) {
-  EMBER_CHECK(mask.scalar_type() == kBool, "[masked_fill_] expected mask of dtype bool; got ",
-              c10::dtypeName(mask.scalar_type()));
-  auto shape = ember::broadcast_shapes("masked_fill_", self.sizes(), mask.sizes());
-  EMBER_CHECK(IntArrayRef(shape) == self.sizes(), "[masked_fill_] mask of shape ", mask.sizes(),
-              " must broadcast to self's shape ", self.sizes(), " (an in-place op cannot change self's shape)");
+  check_masked_fill(self, mask);
   if (self.numel() == 0) return self;
   Tensor m = mask.expand(self.sizes());
   ember::TensorIter it;
@@ -187,9 +151,7 @@ Tensor& masked_fill_cpu_(Tensor& self, const Tensor& mask, const Scalar& value) 
 }
 
 Tensor masked_select_cpu(const Tensor& self, const Tensor& mask) {
-  EMBER_CHECK(mask.scalar_type() == kBool, "[masked_select] expected mask of dtype bool; got ",
-              c10::dtypeName(mask.scalar_type()));
-  auto shape = ember::broadcast_shapes("masked_select", self.sizes(), mask.sizes());
+  auto shape = check_masked_select(self, mask);
   Tensor m = mask.expand(shape).contiguous();
   Tensor s = self.expand(shape).contiguous();
   const bool* mp = m.data_ptr<bool>();
@@ -237,8 +199,7 @@ Tensor nonzero_cpu(const Tensor& self) {
 }
 
 Tensor one_hot_cpu(const Tensor& self, int64_t num_classes) {
-  EMBER_CHECK(self.scalar_type() == kLong, "[one_hot] expected a tensor of dtype int64; got ",
-              c10::dtypeName(self.scalar_type()));
+  check_one_hot_dtype(self);
   Tensor s = self.contiguous();
   const int64_t* p = s.data_ptr<int64_t>();
   const int64_t n = s.numel();
@@ -248,14 +209,7 @@ Tensor one_hot_cpu(const Tensor& self, int64_t num_classes) {
     lo = *mn;
     hi = *mx;
   }
-  EMBER_CHECK(lo >= 0, "[one_hot] expected non-negative class values; got ", lo);
-  if (num_classes == -1) {
-    EMBER_CHECK(n > 0, "[one_hot] expected an explicit num_classes for an empty input; got -1, and there are no values ",
-                "to infer it from");
-    num_classes = hi + 1;
-  }
-  EMBER_CHECK(num_classes >= 0, "[one_hot] num_classes must be non-negative (or -1 to infer it); got ", num_classes);
-  EMBER_CHECK_T(IndexError, hi < num_classes, "[one_hot] class value ", hi, " is out of range for num_classes ", num_classes);
+  num_classes = check_one_hot(self, n, lo, hi, num_classes);
   std::vector<int64_t> shape = self.sizes().vec();
   shape.push_back(num_classes);
   Tensor out = at::empty(shape, self.options());
@@ -273,81 +227,23 @@ Tensor one_hot_cpu(const Tensor& self, int64_t num_classes) {
 // not indexed) is one block copied per b. The result is B + rest, except when the indexed dims
 // are adjacent and do not start at dim 0: then B takes their place, rest[:p] + B + rest[p:].
 namespace {
-struct AdvancedIndex {
-  Tensor src;                          // self with the indexed dims moved to the front
-  std::vector<int64_t> bshape;         // broadcast shape of the index tensors
+struct AdvancedIndex : AdvancedPlan {
   std::vector<int64_t> offsets;        // element offset into src for each position of B
-  std::vector<int64_t> rest_sizes, rest_strides;
-  std::vector<int64_t> result_shape;   // shape of the indexing result
-  std::vector<int64_t> work_perm;      // permutes the result into [B, rest] order
 };
 
 AdvancedIndex make_advanced_index(const char* op, const Tensor& self, const c10::List<std::optional<Tensor>>& indices) {
-  const int64_t nd = self.dim();
-  std::vector<Tensor> idx;  // one entry per dim of self (undefined = full slice)
-  for (size_t k = 0; k < indices.size(); ++k) {
-    const auto& opt = indices[k];
-    if (!opt.has_value() || !opt->defined()) { idx.emplace_back(); continue; }
-    const Tensor& t = *opt;
-    const ScalarType dt = t.scalar_type();
-    if (dt == kBool || dt == kByte) {
-      EMBER_CHECK(t.dim() > 0, "[", op, "] a 0-dim boolean index tensor is not supported here; use the indexing API (t.index({true}))");
-      const int64_t at_dim = static_cast<int64_t>(idx.size());
-      EMBER_CHECK_T(IndexError, at_dim + t.dim() <= nd, "[", op, "] expected at most ", nd,
-                    " indices (one per dim of the tensor); got ", at_dim + t.dim());
-      for (int64_t j = 0; j < t.dim(); ++j)
-        EMBER_CHECK_T(IndexError, t.size(j) == self.size(at_dim + j), "[", op, "] expected mask ", t.sizes(),
-                      " to match the indexed tensor ", self.sizes(), " at mask dim ", j, " (tensor dim ", at_dim + j,
-                      ")");
-      Tensor nz = at::nonzero(dt == kBool ? t : t.ne(0));
-      for (int64_t j = 0; j < t.dim(); ++j) idx.push_back(nz.select(1, j));
-    } else {
-      EMBER_CHECK(dt == kLong || dt == kInt, "[", op, "] expected index tensors of dtype int64, int32, uint8 or bool; got ",
-                  c10::dtypeName(dt));
-      idx.push_back(dt == kLong ? t : t.to(kLong));
-    }
-  }
-  EMBER_CHECK_T(IndexError, static_cast<int64_t>(idx.size()) <= nd, "[", op, "] expected at most ", nd,
-                " indices (one per dim of the tensor); got ", idx.size());
-  idx.resize(static_cast<size_t>(nd));
-  std::vector<int64_t> indexed, plain;
-  for (int64_t d = 0; d < nd; ++d) (idx[d].defined() ? indexed : plain).push_back(d);
-  EMBER_CHECK(!indexed.empty(), "[", op, "] expected at least one index tensor");
   AdvancedIndex ai;
-  ai.bshape = idx[indexed[0]].sizes().vec();
-  for (int64_t d : indexed) ai.bshape = ember::broadcast_shapes(op, ai.bshape, idx[d].sizes());
-  const bool adjacent = indexed.back() - indexed.front() + 1 == static_cast<int64_t>(indexed.size());
-  std::vector<int64_t> perm = indexed;
-  perm.insert(perm.end(), plain.begin(), plain.end());
-  ai.src = self.permute(perm);
-  const int64_t k = static_cast<int64_t>(indexed.size());
-  for (int64_t d = k; d < nd; ++d) {
-    ai.rest_sizes.push_back(ai.src.size(d));
-    ai.rest_strides.push_back(ai.src.stride(d));
-  }
+  static_cast<AdvancedPlan&>(ai) = make_advanced_plan(op, self, indices);
   // Offsets, validated serially (negative indices count from the end).
   const int64_t nb = prod_sizes(ai.bshape);
   ai.offsets.assign(static_cast<size_t>(nb), 0);
-  for (int64_t j = 0; j < k; ++j) {
-    const int64_t d = indexed[j], size = self.size(d), stride = self.stride(d);
-    Tensor e = idx[d].expand(ai.bshape).contiguous();
+  for (size_t j = 0; j < ai.indexed.size(); ++j) {
+    const int64_t d = ai.indexed[j], size = self.size(d), stride = self.stride(d);
+    Tensor e = ai.idx[j].expand(ai.bshape).contiguous();
+    check_advanced_range(op, e, d, size);
     const int64_t* p = e.data_ptr<int64_t>();
-    for (int64_t b = 0; b < nb; ++b) {
-      int64_t v = p[b];
-      EMBER_CHECK_T(IndexError, v >= -size && v < size, "[", op, "] expected an index in [", -size, ", ", size,
-                    ") for dim ", d, "; got ", v);
-      ai.offsets[b] += (v < 0 ? v + size : v) * stride;
-    }
+    for (int64_t b = 0; b < nb; ++b) ai.offsets[b] += (p[b] < 0 ? p[b] + size : p[b]) * stride;
   }
-  // Result layout (see the Note above).
-  const int64_t nbd = static_cast<int64_t>(ai.bshape.size()), nr = nd - k;
-  const int64_t p = (adjacent && indexed.front() > 0) ? indexed.front() : 0;
-  ai.result_shape.assign(ai.rest_sizes.begin(), ai.rest_sizes.begin() + p);
-  ai.result_shape.insert(ai.result_shape.end(), ai.bshape.begin(), ai.bshape.end());
-  ai.result_shape.insert(ai.result_shape.end(), ai.rest_sizes.begin() + p, ai.rest_sizes.end());
-  for (int64_t j = 0; j < nbd; ++j) ai.work_perm.push_back(p + j);
-  for (int64_t j = 0; j < p; ++j) ai.work_perm.push_back(j);
-  for (int64_t j = p; j < nr; ++j) ai.work_perm.push_back(nbd + j);
   return ai;
 }
 
@@ -424,14 +320,7 @@ Tensor index_cpu(const Tensor& self, const c10::List<std::optional<Tensor>>& ind
 
 Tensor& index_put_cpu_(Tensor& self, const c10::List<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
   AdvancedIndex ai = make_advanced_index("index_put_", self, indices);
-  bool fits = values.dim() <= static_cast<int64_t>(ai.result_shape.size());
-  for (int64_t d = 1; fits && d <= values.dim(); ++d)
-    fits = values.size(-d) == 1 || values.size(-d) == ai.result_shape[ai.result_shape.size() - d];
-  EMBER_CHECK(fits, "[index_put_] expected values that broadcast to the indexing result's shape ",
-              IntArrayRef(ai.result_shape), "; got values of shape ", values.sizes());
-  EMBER_CHECK(values.scalar_type() == self.scalar_type(), "[index_put_] expected values of the destination's dtype ",
-              c10::dtypeName(self.scalar_type()), "; got ", c10::dtypeName(values.scalar_type()),
-              " (convert them with .to() first)");
+  check_index_put_values(ai, self, values);
   Tensor v = values;
   if (v.is_alias_of(self)) v = v.clone();
   v = v.expand(ai.result_shape).permute(ai.work_perm);

@@ -1,8 +1,10 @@
 #pragma once
 // Shared helpers of the CPU indexing / joining kernels (kernels/cpu/index.cpp, join.cpp): data
 // movement by element size (every dtype moves as an unsigned integer of its width), index
-// validation that runs before any parallel loop, and a strided n-d block copy.
+// validation that runs before any parallel loop (the checks shared with CUDA are in
+// ATen/native/IndexUtils.h), and a strided n-d block copy.
 #include <ATen/ATen.h>
+#include <ATen/native/IndexUtils.h>
 #include <ATen/Utils.h>
 #include <ATen/Parallel.h>
 #include <c10/util/SmallBuffer.h>
@@ -27,13 +29,6 @@ inline void by_elsize(size_t es, const F& f) {
 
 /// True when `work` elements justify an OpenMP region (and we are not inside one already).
 inline bool parallel_ok(int64_t work) { return work >= at::kGrainSize && !omp_in_parallel() && omp_get_max_threads() > 1; }
-
-/// `index` as a contiguous int64 tensor; `op` names the op in the dtype error.
-inline Tensor long_index(const Tensor& index, const char* op) {
-  EMBER_CHECK(index.scalar_type() == kLong || index.scalar_type() == kInt, "[", op,
-              "] expected index of dtype int64 or int32; got ", c10::dtypeName(index.scalar_type()));
-  return (index.scalar_type() == kLong ? index : index.to(kLong)).contiguous();
-}
 
 /// Copies an n-d block of T: dst[i...] = src[i...]; strides in elements (may be negative).
 template <typename T>

@@ -10,32 +10,14 @@ using namespace index_detail;
 
 // ---------------------------------------------------------------- cat
 Tensor cat_cpu(TensorList tensors, int64_t dim) {
-  EMBER_CHECK(!tensors.empty(), "[cat] expected at least one tensor; got an empty list");
-  // 1-D empty tensors are skipped (libtorch's legacy rule), but still take part in type promotion.
-  ScalarType dtype = ScalarType::Undefined;
-  const Tensor* ref = nullptr;
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    const Tensor& t = tensors[i];
-    EMBER_CHECK(t.defined(), "[cat] expected a defined tensor at position ", i);
+  CatPlan plan = plan_cat(tensors, dim, [](const Tensor& t, size_t i) {
     EMBER_CHECK(t.is_cpu(), "[cat] expected CPU tensors; got ", t.device(), " at position ", i);
-    EMBER_CHECK(t.dim() > 0, "[cat] expected tensors with at least one dim; got a 0-dim tensor at position ", i);
-    dtype = dtype == ScalarType::Undefined ? t.scalar_type() : c10::promoteTypes(dtype, t.scalar_type());
-    if (!ref && !(t.dim() == 1 && t.numel() == 0)) ref = &t;
-  }
-  if (!ref) return at::empty({0}, tensors[0].options().dtype(dtype));
-  dim = maybe_wrap_dim(dim, ref->dim(), "cat");
-  std::vector<int64_t> shape = ref->sizes().vec();
-  shape[dim] = 0;
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    const Tensor& t = tensors[i];
-    if (t.dim() == 1 && t.numel() == 0) continue;
-    EMBER_CHECK(t.dim() == ref->dim(), "[cat] expected every tensor to have the same number of dims (",
-                ref->dim(), "); got ", t.dim(), " dims for tensor ", i);
-    for (int64_t d = 0; d < t.dim(); ++d)
-      EMBER_CHECK(d == dim || t.size(d) == ref->size(d), "[cat] expected equal sizes in all dims but dim ", dim,
-                  "; got size ", t.size(d), " (expected ", ref->size(d), ") in dim ", d, " of tensor ", i);
-    shape[dim] += t.size(dim);
-  }
+  });
+  const ScalarType dtype = plan.dtype;
+  if (!plan.ref) return at::empty({0}, tensors[0].options().dtype(dtype));
+  const Tensor* ref = plan.ref;
+  dim = plan.dim;
+  const std::vector<int64_t>& shape = plan.shape;
   Tensor out = at::empty(shape, ref->options().dtype(dtype));
   if (out.numel() == 0) return out;
   const int64_t inner = prod_sizes(IntArrayRef(shape).slice(dim + 1));
@@ -67,12 +49,10 @@ Tensor cat_cpu(TensorList tensors, int64_t dim) {
 
 // ---------------------------------------------------------------- where
 Tensor where_cpu(const Tensor& condition, const Tensor& self, const Tensor& other) {
-  EMBER_CHECK(condition.scalar_type() == kBool, "[where] expected condition of dtype bool; got ",
-              c10::dtypeName(condition.scalar_type()));
+  check_where_condition(condition);
   EMBER_CHECK(condition.is_cpu() && self.is_cpu() && other.is_cpu(), "[where] expected CPU tensors; got condition on ",
               condition.device(), ", self on ", self.device(), ", other on ", other.device());
-  ScalarType dtype = ember::result_type({&self, &other}, {});
-  auto shape = ember::broadcast_shapes("where", condition.sizes(), ember::broadcast_shapes("where", self.sizes(), other.sizes()));
+  auto [dtype, shape] = plan_where(condition, self, other);
   Tensor out = at::empty(shape, self.options().dtype(dtype));
   if (out.numel() == 0) return out;
   Tensor c = condition.expand(shape);
@@ -95,12 +75,7 @@ Tensor where_cpu(const Tensor& condition, const Tensor& self, const Tensor& othe
 // ---------------------------------------------------------------- flip
 Tensor flip_cpu(const Tensor& self, IntArrayRef dims) {
   const int64_t nd = self.dim();
-  std::vector<bool> flip(std::max<int64_t>(nd, 1), false);
-  for (int64_t d : dims) {
-    int64_t w = maybe_wrap_dim(d, nd, "flip");
-    EMBER_CHECK(!flip[w], "[flip] expected each dim at most once; got dim ", w, " more than once in ", dims);
-    flip[w] = true;
-  }
+  const std::vector<bool> flip = flip_mask(nd, dims);
   Tensor out = at::empty(self.sizes(), self.options());
   if (out.numel() == 0) return out;
   // Read self through a reversed layout: start at the last element of each flipped dim, negate its stride.
@@ -127,7 +102,7 @@ Tensor flip_cpu(const Tensor& self, IntArrayRef dims) {
 namespace {
 // Zeroes the elements of each matrix (last two dims) above (lower=true) or below the diagonal.
 Tensor& tri_inplace(Tensor& self, int64_t k, bool lower, const char* op) {
-  EMBER_CHECK(self.dim() >= 2, "[", op, "] expected a tensor with at least 2 dimensions; got ", self.dim());
+  check_tri(self, op);
   const int64_t nd = self.dim(), R = self.size(-2), C = self.size(-1);
   const int64_t rs = self.stride(-2), cs = self.stride(-1);
   const int64_t batch = R * C == 0 ? 0 : self.numel() / (R * C);
