@@ -1,5 +1,7 @@
 // Default generators and manual_seed.
 #include <ATen/Generator.h>
+#include <ATen/cuda/CUDAGeneratorImpl.h>
+#include <atomic>
 #include <cmath>
 
 namespace at {
@@ -21,10 +23,22 @@ const Generator& detail::getDefaultCPUGenerator() {
   return g;
 }
 
+namespace {
+// Set by the CUDA backend when it loads (kernels/cuda/CUDAGeneratorImpl.cpp); the core does not
+// depend on CUDA.
+std::atomic<void (*)(uint64_t)> cuda_manual_seed_hook{nullptr};
+}  // namespace
+
+void detail::set_cuda_manual_seed_hook(void (*hook)(uint64_t)) { cuda_manual_seed_hook.store(hook); }
+
 void manual_seed(uint64_t seed) {
-  const Generator& g = detail::getDefaultCPUGenerator();
-  std::lock_guard<std::mutex> lock(g.mutex());
-  g.get()->set_current_seed(seed);
+  {
+    const Generator& g = detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(g.mutex());
+    g.get()->set_current_seed(seed);
+  }
+  // Like libtorch, torch::manual_seed also seeds every CUDA device's default generator.
+  if (auto hook = cuda_manual_seed_hook.load()) hook(seed);
 }
 
 }  // namespace at
