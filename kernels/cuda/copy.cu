@@ -6,6 +6,8 @@
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/native/cuda/Loops.cuh>
 #include <ATen/MemoryOverlap.h>
+#include <ATen/cuda/PinnedMemoryAllocator.h>
+#include <c10/cuda/CUDAStream.h>
 #include <cstring>
 
 namespace at::native {
@@ -40,35 +42,77 @@ void device_copy(const Tensor& dst, const Tensor& src) {
   });
 }
 
-// Moves n bytes between dense buffers on the current stream. A transfer with the host waits for
-// completion: host buffers are pageable (empty rejects pin_memory), and the caller may free or
-// reuse them as soon as copy_ returns, so non_blocking cannot be honoured yet.
-void transfer(void* dst, const void* src, size_t n, cudaMemcpyKind kind) {
+// Note [Non-blocking copies]
+// A transfer with the host waits for the current stream unless non_blocking is set. With
+// non_blocking, a copy from or into pinned memory is only queued on the current stream, and the
+// pinned block is marked as used by that stream, so that the caching host allocator does not hand
+// it out again before the copy has run (Note [Pinned blocks and asynchronous copies]). A
+// non-blocking copy from pageable memory is first copied into a pinned staging buffer (then the
+// caller may reuse its memory at once); a non-blocking copy into pageable memory waits, as the data
+// must have arrived when copy_ returns. Device-to-device copies never wait.
+
+void device_transfer(void* dst, const void* src, size_t n) {
   if (n == 0) return;
-  cudaStream_t stream = ::ember::cuda::current_stream();
-  EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, n, kind, stream));
-  if (kind != cudaMemcpyDeviceToDevice) EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
+  EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice, ::ember::cuda::current_stream()));
 }
 
-Tensor& copy_host_to_device(Tensor& self, const Tensor& src) {
+// Tells the caching host allocator that the current stream uses `host`'s block (no-op for other memory).
+void record_host_use(const Tensor& host) {
+  const c10::DataPtr& dp = host.storage().unsafeGetStorageImpl()->data_ptr_;
+  at::cuda::CachingHostAllocator_recordEvent(dp.get(), dp.get_context(), c10::cuda::getCurrentCUDAStream());
+}
+
+// Device buffer <- a dense CPU tensor's bytes.
+void host_to_device(void* dst, const Tensor& host, bool non_blocking) {
+  const size_t n = host.nbytes();
+  if (n == 0) return;
+  cudaStream_t stream = ::ember::cuda::current_stream();
+  if (!non_blocking) {
+    EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, host.data_ptr(), n, cudaMemcpyHostToDevice, stream));
+    EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return;
+  }
+  Tensor source = host;
+  if (!::ember::cuda::is_pinned(host)) {
+    source = ::ember::cuda::empty_pinned({static_cast<int64_t>(n)}, at::kByte);
+    std::memcpy(source.data_ptr(), host.data_ptr(), n);
+  }
+  EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, source.data_ptr(), n, cudaMemcpyHostToDevice, stream));
+  record_host_use(source);
+}
+
+// A dense CPU tensor's bytes <- device buffer.
+void device_to_host(const Tensor& host, const void* src, bool non_blocking) {
+  const size_t n = host.nbytes();
+  if (n == 0) return;
+  cudaStream_t stream = ::ember::cuda::current_stream();
+  EMBER_CUDA_CHECK(cudaMemcpyAsync(host.data_ptr(), src, n, cudaMemcpyDeviceToHost, stream));
+  if (non_blocking && ::ember::cuda::is_pinned(host)) {
+    record_host_use(host);
+    return;
+  }
+  EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+Tensor& copy_host_to_device(Tensor& self, const Tensor& src, bool non_blocking) {
   ::ember::cuda::DeviceGuard guard(self.device().index());
   if (dense_same(self, src)) {
-    transfer(self.data_ptr(), src.data_ptr(), self.nbytes(), cudaMemcpyHostToDevice);
+    host_to_device(self.data_ptr(), src, non_blocking);
     return self;
   }
   // Stage the source densely on the device in its own dtype and shape; the kernel converts,
   // broadcasts and scatters into self's layout.
   Tensor host = src.contiguous();
   Tensor staged = at::empty(host.sizes(), TensorOptions().dtype(host.scalar_type()).device(self.device()));
-  transfer(staged.data_ptr(), host.data_ptr(), host.nbytes(), cudaMemcpyHostToDevice);
+  host_to_device(staged.data_ptr(), host, non_blocking);
   device_copy(self, staged);
   return self;
 }
 
-Tensor& copy_device_to_host(Tensor& self, const Tensor& src) {
+Tensor& copy_device_to_host(Tensor& self, const Tensor& src, bool non_blocking) {
   ::ember::cuda::DeviceGuard guard(src.device().index());
   if (dense_same(self, src)) {
-    transfer(self.data_ptr(), src.data_ptr(), self.nbytes(), cudaMemcpyDeviceToHost);
+    device_to_host(self, src.data_ptr(), non_blocking);
     return self;
   }
   // Convert and broadcast on the device into a dense tensor of self's dtype and shape, transfer
@@ -76,10 +120,10 @@ Tensor& copy_device_to_host(Tensor& self, const Tensor& src) {
   Tensor staged = at::empty(self.sizes(), TensorOptions().dtype(self.scalar_type()).device(src.device()));
   device_copy(staged, src);
   if (self.is_contiguous()) {
-    transfer(self.data_ptr(), staged.data_ptr(), staged.nbytes(), cudaMemcpyDeviceToHost);
+    device_to_host(self, staged.data_ptr(), non_blocking);
   } else {
     Tensor host = at::empty(self.sizes(), TensorOptions().dtype(self.scalar_type()));
-    transfer(host.data_ptr(), staged.data_ptr(), staged.nbytes(), cudaMemcpyDeviceToHost);
+    device_to_host(host, staged.data_ptr(), /*non_blocking=*/false);
     self.copy_(host);
   }
   return self;
@@ -104,7 +148,7 @@ Tensor& copy_device_to_device(Tensor& self, const Tensor& src) {
   ::ember::cuda::DeviceGuard guard(self.device().index());
   if (dense_same(self, source)) {
     if (self.data_ptr() != source.data_ptr())
-      transfer(self.data_ptr(), source.data_ptr(), self.nbytes(), cudaMemcpyDeviceToDevice);
+      device_transfer(self.data_ptr(), source.data_ptr(), self.nbytes());
     return self;
   }
   device_copy(self, source);
@@ -114,7 +158,6 @@ Tensor& copy_device_to_device(Tensor& self, const Tensor& src) {
 }  // namespace
 
 Tensor& copy_cuda(Tensor& self, const Tensor& src, bool non_blocking) {
-  (void)non_blocking;  // see transfer()
   EMBER_CHECK(src.defined(), "[copy_] source tensor is undefined");
   if (self.is_same(src)) return self;
   EMBER_CHECK(self.is_cuda() || src.is_cuda(), "[copy_] expected a CUDA tensor; got ", self.device(), " and ",
@@ -125,8 +168,8 @@ Tensor& copy_cuda(Tensor& self, const Tensor& src, bool non_blocking) {
   at::check_no_partial_overlap(self, src, "copy_");
   if (self.numel() == 0) return self;
   if (self.is_cuda() && src.is_cuda()) copy_device_to_device(self, src);
-  else if (self.is_cuda()) copy_host_to_device(self, src);
-  else copy_device_to_host(self, src);
+  else if (self.is_cuda()) copy_host_to_device(self, src, non_blocking);
+  else copy_device_to_host(self, src, non_blocking);
   return self;
 }
 

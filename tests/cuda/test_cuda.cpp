@@ -199,8 +199,12 @@ TEST_CASE("CUDA caching allocator reuses freed blocks", "[cuda]") {
       CHECK(ember::cuda::memory_allocated() == allocated);
     }
   }
+  // The 12 MiB segment cached above is wholly free, so empty_cache returns it (segments that
+  // still hold a live block elsewhere in the process stay).
+  const size_t cached = ember::cuda::memory_reserved();
   ember::cuda::empty_cache();
-  CHECK(ember::cuda::memory_reserved() == ember::cuda::memory_allocated());
+  CHECK(ember::cuda::memory_reserved() + (size_t{12} << 20) <= cached);
+  CHECK(ember::cuda::memory_reserved() >= ember::cuda::memory_allocated());
 }
 
 TEST_CASE("ops without a CUDA kernel: one generated list, printed, matching the dispatch table", "[cuda]") {
@@ -225,6 +229,7 @@ TEST_CASE("ops without a CUDA kernel: one generated list, printed, matching the 
     }
   }
   CHECK(empty_rows == ember_test::kNumOpsWithoutCuda);
-  CHECK(ember_test::is_listed_cuda_gap(std::string("[x] no kernel for CUDA (op ") + ember_test::kOpsWithoutCuda[0] + ")"));
+  if (ember_test::kNumOpsWithoutCuda > 0)  // the list is empty once every op has a CUDA kernel
+    CHECK(ember_test::is_listed_cuda_gap(std::string("[x] no kernel for CUDA (op ") + ember_test::kOpsWithoutCuda[0] + ")"));
   CHECK_FALSE(ember_test::is_listed_cuda_gap("[add] no kernel for CUDA (op add.Tensor)"));
 }

@@ -28,6 +28,8 @@ class ValueError : public Error { using Error::Error; };
 class TypeError : public Error { using Error::Error; };
 /// Thrown when an operator has no kernel for a backend.
 class NotImplementedError : public Error { using Error::Error; };
+/// Thrown when a device allocator cannot satisfy a request (libtorch's OutOfMemoryError).
+class OutOfMemoryError : public Error { using Error::Error; };
 
 namespace detail {
 inline void str_into(std::ostringstream&) {}

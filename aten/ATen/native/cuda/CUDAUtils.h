@@ -19,11 +19,12 @@ namespace ember::cuda {
 int current_device();
 /// Makes `device` current for this thread (cudaSetDevice).
 void set_device(int device);
-/// The stream Ember's kernels and copies of this thread go to on the current device. Until
-/// set_current_stream is called this is the legacy default stream (0), which orders all work
-/// -- the caching allocator relies on that (see Note [Allocator and streams]).
+/// The stream Ember's kernels and copies of this thread go to on the current device: the handle of
+/// c10::cuda::getCurrentCUDAStream(), the legacy default stream (0) until a stream is set. New
+/// allocations belong to it (see Note [Allocator and streams] in CUDACachingAllocator.cpp).
 cudaStream_t current_stream();
-/// Replaces this thread's current stream for the current device; returns the previous one.
+/// Replaces this thread's current stream for the current device; returns the previous one
+/// (prefer c10::cuda::CUDAStreamGuard, which restores it).
 cudaStream_t set_current_stream(cudaStream_t stream);
 /// Number of streaming multiprocessors of the current device (cached).
 int sm_count();
