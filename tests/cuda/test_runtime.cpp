@@ -78,6 +78,8 @@ TEST_CASE("CUDA runtime without a device: clean errors, zero statistics", "[cuda
   CHECK_FALSE(ember::cuda::is_pinned(t));
   CHECK_FALSE(ember::cuda::is_pinned_ptr(t.data_ptr()));
   CHECK_THROWS_AS(ember::cuda::pin_memory(t), c10::Error);
+  CHECK_FALSE(t.is_pinned());                      // the libtorch spellings
+  CHECK_THROWS_AS(t.pin_memory(), c10::Error);
   CHECK_THROWS_AS(ember::cuda::empty_pinned({4}), c10::Error);
   CHECK_THROWS_AS(at::cuda::getPinnedMemoryAllocator(), c10::Error);
   at::cuda::CachingHostAllocator_emptyCache();
@@ -343,7 +345,7 @@ TEST_CASE("CUDA caching allocator: record_stream delays reuse until the other st
     keep_busy(side, 20);  // about 10 ms of work ahead of the use of x
     x.fill_(5);
   }
-  ember::cuda::record_stream(x, side);
+  x.record_stream(side);  // the libtorch spelling of ember::cuda::record_stream(x, side)
   x = at::Tensor();  // freed while `side` may still write it
   const bool side_busy = !side.query();
   at::Tensor z = bytes_on_gpu(mib);
@@ -398,6 +400,9 @@ TEST_CASE("CUDA pinned memory and non-blocking copies", "[cuda]") {
   CHECK(ember::cuda::is_pinned_ptr(pinned.data_ptr()));
   CHECK(ember::cuda::is_pinned(pinned.slice(0, 5, 10)));  // a view of pinned storage
   CHECK(ember::cuda::pin_memory(pinned).is_same(pinned));
+  CHECK(pageable.pin_memory().is_pinned());  // the libtorch spellings
+  CHECK_FALSE(pageable.is_pinned());
+  CHECK_THROWS_AS(pageable.pin_memory(at::Device(at::kCPU)), c10::Error);
   ember_test::assert_close(pinned, pageable, 0.0);
   CHECK_THROWS_AS(ember::cuda::pin_memory(pageable.to(kGpu)), c10::Error);
   CHECK_FALSE(ember::cuda::is_pinned(pageable.to(kGpu)));

@@ -16,6 +16,10 @@
 #include <tuple>
 #include <vector>
 
+namespace c10::cuda {
+class CUDAStream;
+}  // namespace c10::cuda
+
 namespace c10 {
 /// libtorch's c10::List for the op signatures that take `Tensor?[]`; the initializer-list
 /// constructor is explicit so that `t.index({...})` picks the indexing API.
@@ -75,6 +79,14 @@ class Tensor {
   Layout layout() const { return Layout::Strided; }
   bool is_cpu() const { return device().is_cpu(); }
   bool is_cuda() const { return device().is_cuda(); }
+  /// A copy of this CPU tensor in page-locked host memory (the caching pinned allocator), so that
+  /// non_blocking copies to a CUDA device are asynchronous. Raises without CUDA or a device.
+  Tensor pin_memory(std::optional<c10::Device> device = std::nullopt) const;
+  /// True when this tensor's data is in page-locked host memory.
+  bool is_pinned(std::optional<c10::Device> device = std::nullopt) const;
+  /// Marks this CUDA tensor's memory as used by `stream`: the caching allocator does not hand it
+  /// out again until the work queued on `stream` so far has finished.
+  void record_stream(const c10::cuda::CUDAStream& stream) const;
   bool is_sparse() const { return false; }
   bool is_mkldnn() const { return false; }
   bool is_floating_point() const { return c10::isFloatingType(scalar_type()); }
