@@ -1,6 +1,7 @@
 // Linked in builds without CUDA: the CUDA runtime queries answer "no device", the allocator
 // statistics are zero, and everything that needs a device raises "[...] Ember was built without CUDA".
 #include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <c10/util/Exception.h>
 #include <torch/cuda.h>
 
@@ -18,6 +19,9 @@ size_t memory_reserved(int64_t) { return 0; }
 MemoryStats memory_stats(int64_t) { return MemoryStats{}; }
 void reset_peak_memory_stats(int64_t) {}
 void record_stream(const at::Tensor&, c10::cuda::CUDAStream) { no_cuda("record_stream"); }
+// Without a device there is no CUDA generator to seed (libtorch ignores the call likewise).
+void manual_seed(uint64_t) {}
+void manual_seed_all(uint64_t) {}
 at::Tensor pin_memory(const at::Tensor&) { no_cuda("pin_memory"); }
 bool is_pinned(const at::Tensor&) { return false; }
 bool is_pinned_ptr(const void*) { return false; }
@@ -63,3 +67,8 @@ c10::Allocator* getCachingHostAllocator() { no_cuda("getCachingHostAllocator"); 
 bool CachingHostAllocator_recordEvent(void*, void*, c10::cuda::CUDAStream) { return false; }
 void CachingHostAllocator_emptyCache() {}
 }  // namespace at::cuda
+
+namespace at::cuda::detail {
+const Generator& getDefaultCUDAGenerator(int) { no_cuda("cuda generator"); }
+Generator createCUDAGenerator(int, uint64_t) { no_cuda("cuda generator"); }
+}  // namespace at::cuda::detail
