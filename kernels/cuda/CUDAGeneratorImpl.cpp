@@ -95,7 +95,9 @@ const Generator& getDefaultCUDAGenerator(int device) {
   const int idx = resolve_device(device);
   DefaultGenerators& d = defaults();
   std::lock_guard<std::mutex> lock(d.mutex);
-  if (d.per_device.size() <= static_cast<size_t>(idx)) d.per_device.resize(static_cast<size_t>(idx) + 1);
+  // Sized once for every device: callers keep the returned reference after the lock is released,
+  // so the vector must never reallocate.
+  if (d.per_device.empty()) d.per_device.resize(static_cast<size_t>(ember::cuda::device_count()));
   Generator& g = d.per_device[static_cast<size_t>(idx)];
   if (!g.defined()) g = Generator(c10::make_intrusive<CUDAGeneratorImpl>(d.initial_seed, idx));
   return g;

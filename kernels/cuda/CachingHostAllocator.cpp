@@ -66,7 +66,9 @@ class CachingHostAllocator final : public c10::Allocator {
     HostBlock key{size, nullptr};
     auto it = free_.lower_bound(&key);
     HostBlock* b = nullptr;
-    if (it != free_.end()) {
+    // Only a block of the same size class: handing out a larger cached block would leave it pinned
+    // for a small tensor while the next large request pins fresh memory again.
+    if (it != free_.end() && (*it)->size == size) {
       b = *it;
       free_.erase(it);
     } else {

@@ -6,6 +6,7 @@
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/native/cuda/Loops.cuh>
 #include <ATen/MemoryOverlap.h>
+#include <ATen/cuda/CUDAEvent.h>
 #include <ATen/cuda/PinnedMemoryAllocator.h>
 #include <c10/cuda/CUDAStream.h>
 #include <cstring>
@@ -132,13 +133,30 @@ Tensor& copy_device_to_host(Tensor& self, const Tensor& src, bool non_blocking) 
 Tensor& copy_device_to_device(Tensor& self, const Tensor& src) {
   Tensor source = src;
   if (src.device() != self.device()) {
-    // Another GPU: bring a dense copy over (peer copy), then convert locally.
-    Tensor dense = src.contiguous();
+    // Another GPU: bring a dense copy over (peer copy), then convert locally. Each temporary is
+    // made with its device current (allocations go to the current device). The peer copy runs on
+    // self's current stream, which is not ordered with src's: it first waits for the work queued
+    // on src's current stream (which wrote `dense`), and src's stream then waits for the copy, so
+    // that `dense` (freed into src's stream pool) and src are not overwritten before it is read.
+    const int src_dev = src.device().index(), dst_dev = self.device().index();
+    Tensor dense;
+    {
+      ::ember::cuda::DeviceGuard guard(src_dev);
+      dense = src.contiguous();
+    }
+    ::ember::cuda::DeviceGuard guard(dst_dev);
     Tensor here = at::empty(dense.sizes(), TensorOptions().dtype(dense.scalar_type()).device(self.device()));
     if (dense.nbytes() > 0) {
-      ::ember::cuda::DeviceGuard guard(self.device().index());
-      EMBER_CUDA_CHECK(cudaMemcpyPeerAsync(here.data_ptr(), self.device().index(), dense.data_ptr(),
-                                           dense.device().index(), dense.nbytes(), ::ember::cuda::current_stream()));
+      const c10::cuda::CUDAStream src_stream = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(src_dev));
+      const c10::cuda::CUDAStream dst_stream = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(dst_dev));
+      at::cuda::CUDAEvent src_ready;
+      src_ready.record(src_stream);
+      src_ready.block(dst_stream);
+      EMBER_CUDA_CHECK(cudaMemcpyPeerAsync(here.data_ptr(), dst_dev, dense.data_ptr(), src_dev, dense.nbytes(),
+                                           dst_stream.stream()));
+      at::cuda::CUDAEvent copied;
+      copied.record(dst_stream);
+      copied.block(src_stream);
     }
     source = here;
   } else if (at::mem_overlap(self, src) != at::MemOverlap::None) {
