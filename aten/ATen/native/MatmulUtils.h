@@ -26,6 +26,8 @@ inline void check_operands(const char* op, c10::DeviceType device, const char* n
   const char* backend = device == c10::kCPU ? "CPU" : "CUDA";
   EMBER_CHECK(a.device().type() == device && b.device().type() == device, "[", op, "] expected ", backend, " tensors; got ", n1,
               " on ", a.device(), ", ", n2, " on ", b.device());
+  EMBER_CHECK(device == c10::kCPU || a.device().index() == b.device().index(), "[", op, "] expected ", n1, " and ", n2,
+              " on one CUDA device; got ", a.device(), " and ", b.device());
   EMBER_CHECK(a.scalar_type() != kBool, "[", op, "] expected a non-bool dtype (bool is not supported); got ", n1, " ", describe(a),
               ", ", n2, " ", describe(b));
 }
