@@ -153,6 +153,14 @@ def optional_edge(op, name):
     return f"torch::autograd::gradient_edge({name})"
 
 
+def requires_grad_ptr(op, name):
+    """The pointer compute_requires_grad reads for a tensor argument (null for an absent Tensor?)."""
+    a = next(x for x in op.schema.args if x.name == name)
+    if a.type.optional:
+        return f"({name} ? &*{name} : nullptr)"
+    return f"&{name}"
+
+
 def kernel_name(op, backend):
     if op.kind == "pointwise":
         return f"{op.ident}_{backend.lower()}"
@@ -202,6 +210,8 @@ def sample_cpp_value(v, arg):
         return f'at::Device("{v}")'
     if isinstance(v, bool):
         return "true" if v else "false"
+    if isinstance(v, list) and t.base == "bool":
+        return f"::std::array<bool, {len(v)}>{{" + ", ".join("true" if x else "false" for x in v) + "}"
     if isinstance(v, list):
         return "std::vector<int64_t>{" + ", ".join(str(x) for x in v) + "}"
     if t.base == "Scalar" and isinstance(v, float):
@@ -377,7 +387,7 @@ def generate(args):
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     env.globals.update(HEADER=HEADER, view_primitive=view_primitive, sample_seed=sample_seed, params=params, arg_names=arg_names, fn_type=fn_type,
                        dispatch_args=dispatch_args, mutable_args=mutable_args, list_args=list_args, has_options=has_options, inplace_sample_ok=inplace_sample_ok,
-                       optional_edge=optional_edge, arg_checks=arg_checks, kernel_name=kernel_name,
+                       optional_edge=optional_edge, requires_grad_ptr=requires_grad_ptr, arg_checks=arg_checks, kernel_name=kernel_name,
                        cpp_ret_type=cpp_ret_type, ret_is_ref=ret_is_ref, pw_info=pw_info, CPP_DTYPE=CPP_DTYPE,
                        sample_cpp_value=sample_cpp_value, broadcast=broadcast, result_dtype=result_dtype,
                        DTYPE_NAMES=DTYPE_NAMES, repr=repr, cpp_args=cpp_args,

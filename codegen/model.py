@@ -449,7 +449,9 @@ def _parse_samples(entry, schema: Schema, where_file, line):
             if k not in argnames:
                 raise GenError(f"{w}: sample names '{k}', which is not an argument of {schema.full_name}")
             a = argnames[k]
-            if a.type.is_tensor and not a.type.is_list:
+            if a.type.is_tensor and not a.type.is_list and a.type.optional and v is None:
+                scalars[k] = None  # an optional tensor left out (`bias: null`)
+            elif a.type.is_tensor and not a.type.is_list:
                 if isinstance(v, list):
                     tensors[k] = {"shape": v, "layout": "contiguous", "dtype": None, "domain": None,
                                   "index_bound": None, "special": False}

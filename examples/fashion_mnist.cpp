@@ -7,7 +7,6 @@
 #include <zlib.h>
 #include <chrono>
 #include <cmath>
-#include <functional>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -51,32 +50,14 @@ torch::Tensor read_idx(const std::string& path) {
 }  // namespace
 
 namespace {
-// A model: its parameters (leaves that require grad) and a forward pass producing logits.
-struct Model {
-  std::vector<torch::Tensor> params;
-  std::function<torch::Tensor(const torch::Tensor&)> forward;
-};
-
-Model make_model(const std::string& kind, int64_t features, int64_t classes, int64_t hidden, torch::Device device) {
-  Model m;
-  auto leaf = [&](const torch::Tensor& t) { return t.to(device).requires_grad_(); };
-  if (kind == "softmax") {
-    auto W = leaf(torch::zeros({features, classes}));
-    auto b = leaf(torch::zeros({classes}));
-    m.params = {W, b};
-    m.forward = [W, b](const torch::Tensor& x) { return torch::addmm(b, x, W); };
-  } else if (kind == "mlp") {
-    // He initialisation for the ReLU layer, small weights for the output layer.
-    auto W1 = leaf(torch::randn({features, hidden}) * std::sqrt(2.0 / features));
-    auto b1 = leaf(torch::zeros({hidden}));
-    auto W2 = leaf(torch::randn({hidden, classes}) * std::sqrt(1.0 / hidden));
-    auto b2 = leaf(torch::zeros({classes}));
-    m.params = {W1, b1, W2, b2};
-    m.forward = [W1, b1, W2, b2](const torch::Tensor& x) { return torch::addmm(b2, torch::relu(torch::addmm(b1, x, W1)), W2); };
-  } else {
-    throw std::runtime_error("unknown --model " + kind + " (softmax, mlp)");
-  }
-  return m;
+// The model as torch::nn layers, with libtorch's default initialisation: softmax regression (one
+// Linear) or a 2-layer MLP (Linear, ReLU, Linear).
+torch::nn::Sequential make_model(const std::string& kind, int64_t features, int64_t classes, int64_t hidden) {
+  if (kind == "softmax") return torch::nn::Sequential(torch::nn::Linear(features, classes));
+  if (kind == "mlp")
+    return torch::nn::Sequential(torch::nn::Linear(features, hidden), torch::nn::ReLU(),
+                                 torch::nn::Linear(hidden, classes));
+  throw std::runtime_error("unknown --model " + kind + " (softmax, mlp)");
 }
 }  // namespace
 
@@ -119,11 +100,13 @@ int main(int argc, char** argv) {
   auto [test_x, test_y] = load("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz");
   const int64_t n = train_x.size(0), features = train_x.size(1), classes = 10;
   // Parameters are initialised on the CPU (the same numbers for either device), then moved.
-  Model model = make_model(model_kind, features, classes, hidden, device);
+  auto model = make_model(model_kind, features, classes, hidden);
+  model->to(device);
   std::printf("Fashion-MNIST: %lld train, %lld test images of %lld pixels; model %s, batch %lld, lr %.3g; "
               "gradients by autograd; device %s\n", (long long)n, (long long)test_x.size(0), (long long)features, model_kind.c_str(),
               (long long)batch, lr, device_name.c_str());
 
+  torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(lr));
   for (int epoch = 1; epoch <= epochs; ++epoch) {
     auto t0 = std::chrono::steady_clock::now();
     auto perm = torch::randperm(n).to(device);
@@ -133,22 +116,17 @@ int main(int argc, char** argv) {
       auto idx = perm.slice(0, s, s + batch);
       auto xb = train_x.index_select(0, idx);
       auto yb = train_y.index_select(0, idx);
-      auto logp = torch::log_softmax(model.forward(xb), 1);
+      auto logp = torch::log_softmax(model->forward(xb), 1);
       auto onehot = torch::one_hot(yb, classes).to(torch::kFloat);
       auto loss = -(logp * onehot).sum() / static_cast<double>(batch);  // cross-entropy
+      optimizer.zero_grad();
       loss.backward();
-      {
-        torch::NoGradGuard no_grad;  // SGD step
-        for (auto& p : model.params) {
-          p.sub_(p.grad(), lr);
-          p.mutable_grad() = torch::Tensor();
-        }
-      }
+      optimizer.step();
       total_loss += loss.item<double>();
       ++batches;
     }
     torch::NoGradGuard no_grad;
-    auto pred = model.forward(test_x).argmax(1);
+    auto pred = model->forward(test_x).argmax(1);
     double acc = pred.eq(test_y).to(torch::kFloat).mean().item<double>();
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("epoch %d  loss %.4f  test accuracy %.2f%%  time %.2fs\n", epoch, total_loss / batches, 100 * acc, secs);

@@ -5,6 +5,7 @@
 #include <torch/cuda.h>
 #include <ATen/core/GradMode.h>
 #include <torch/autograd.h>
+#include <torch/nn.h>
 
 namespace torch {
 using namespace at;  // torch::Tensor, torch::zeros, torch::kFloat, ...
@@ -23,3 +24,4 @@ constexpr auto kInt8 = at::kChar;
 constexpr auto kUInt8 = at::kByte;
 namespace indexing = at::indexing;
 }  // namespace torch
+#include <torch/optim.h>

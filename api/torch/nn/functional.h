@@ -1,0 +1,93 @@
+#pragma once
+// torch::nn::functional (use as `namespace F = torch::nn::functional;`): the stateless forms of the
+// layers and losses, taking libtorch's *FuncOptions.
+#include <ATen/ATen.h>
+#include <ATen/core/GradMode.h>
+#include <torch/nn/options.h>
+#include <optional>
+
+namespace torch::nn::functional {
+
+/// input @ weight^T + bias.
+inline at::Tensor linear(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias = {}) {
+  return at::linear(input, weight, bias.defined() ? std::optional<at::Tensor>(bias) : std::nullopt);
+}
+
+/// max(x, 0); in place if options.inplace().
+inline at::Tensor relu(at::Tensor input, const ReLUFuncOptions& options = {}) {
+  return options.inplace() ? at::relu_(input) : at::relu(input);
+}
+
+/// x for x > 0, negative_slope * x otherwise.
+inline at::Tensor leaky_relu(at::Tensor input, const LeakyReLUFuncOptions& options = {}) {
+  return options.inplace() ? at::leaky_relu_(input, options.negative_slope())
+                           : at::leaky_relu(input, options.negative_slope());
+}
+
+/// x * Phi(x) (exact) or its tanh approximation (options.approximate("tanh")).
+inline at::Tensor gelu(const at::Tensor& input, const GELUFuncOptions& options = {}) {
+  return at::gelu(input, options.approximate());
+}
+
+/// x * sigmoid(x).
+inline at::Tensor silu(at::Tensor input, bool inplace = false) { return inplace ? at::silu_(input) : at::silu(input); }
+
+/// 1 / (1 + exp(-x)).
+inline at::Tensor sigmoid(const at::Tensor& input) { return at::sigmoid(input); }
+
+/// tanh(x).
+inline at::Tensor tanh(const at::Tensor& input) { return at::tanh(input); }
+
+/// exp(x) / sum(exp(x)) along options.dim().
+inline at::Tensor softmax(const at::Tensor& input, const SoftmaxFuncOptions& options) {
+  return at::softmax(input, options.dim(), options.dtype());
+}
+
+/// log(softmax(x)) along options.dim(), computed stably.
+inline at::Tensor log_softmax(const at::Tensor& input, const LogSoftmaxFuncOptions& options) {
+  return at::log_softmax(input, options.dim(), options.dtype());
+}
+
+/// In training, zeroes each element with probability p and scales the rest by 1 / (1 - p);
+/// otherwise returns the input unchanged.
+inline at::Tensor dropout(at::Tensor input, const DropoutFuncOptions& options = {}) {
+  const double p = options.p();
+  EMBER_CHECK(p >= 0 && p <= 1, "[dropout] expected a probability p in [0, 1]; got ", p);
+  if (!options.training() || p == 0) return input;
+  // TODO(#6): use the dropout op once ops.yaml has one.
+  at::Tensor keep;
+  {
+    at::NoGradGuard no_grad;
+    keep = at::empty_like(input).bernoulli_(1 - p);
+    if (p < 1) keep.div_(1 - p);
+  }
+  return options.inplace() ? input.mul_(keep) : input * keep;
+}
+
+/// Negative log-likelihood of log-probabilities `input` (N, C, ...) at class indices `target`.
+inline at::Tensor nll_loss(const at::Tensor& input, const at::Tensor& target, const NLLLossFuncOptions& options = {}) {
+  const auto& w = options.weight();
+  return at::nll_loss_nd(input, target, w.defined() ? std::optional<at::Tensor>(w) : std::nullopt,
+                         detail::reduction_code(options.reduction()), options.ignore_index());
+}
+
+/// log_softmax over dim 1 followed by nll_loss (class indices), or against class probabilities.
+inline at::Tensor cross_entropy(const at::Tensor& input, const at::Tensor& target,
+                                const CrossEntropyFuncOptions& options = {}) {
+  const auto& w = options.weight();
+  return at::cross_entropy_loss(input, target, w.defined() ? std::optional<at::Tensor>(w) : std::nullopt,
+                                detail::reduction_code(options.reduction()), options.ignore_index(),
+                                options.label_smoothing());
+}
+
+/// (input - target)^2, reduced.
+inline at::Tensor mse_loss(const at::Tensor& input, const at::Tensor& target, const MSELossFuncOptions& options = {}) {
+  return at::mse_loss(input, target, detail::reduction_code(options.reduction()));
+}
+
+/// |input - target|, reduced.
+inline at::Tensor l1_loss(const at::Tensor& input, const at::Tensor& target, const L1LossFuncOptions& options = {}) {
+  return at::l1_loss(input, target, detail::reduction_code(options.reduction()));
+}
+
+}  // namespace torch::nn::functional

@@ -1,0 +1,217 @@
+// Convolution and max pooling (kernels/cpu/conv.cpp, kernels/cpu/pool.cpp): float32 (oneDNN)
+// forward and backward at network-sized shapes against a float64 reference written here (scatter
+// form, apart from the kernels' gather loops), the argument errors, concurrent calls through the
+// primitive cache, and max pooling's NaN / -inf / ceil_mode corners with values recorded from
+// libtorch 2.15.
+#include <ATen/ATen.h>
+#include <torch/torch.h>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
+#include <thread>
+#include <vector>
+
+namespace {
+
+struct Geo {
+  int64_t s = 1, p = 0, d = 1, g = 1;
+};
+
+// out[n, o, oh, ow] = b[o] + sum x[n, ci, oh*s - p + kh*d, ow*s - p + kw*d] * w[o, ci - group start, kh, kw]
+at::Tensor ref_conv(const at::Tensor& x_, const at::Tensor& w_, const at::Tensor& b_, Geo q) {
+  at::Tensor x = x_.to(at::kDouble).contiguous(), w = w_.to(at::kDouble).contiguous();
+  const int64_t N = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3);
+  const int64_t O = w.size(0), K = w.size(2), L = w.size(3), Cg = C / q.g, Og = O / q.g;
+  const int64_t OH = (H + 2 * q.p - q.d * (K - 1) - 1) / q.s + 1, OW = (W + 2 * q.p - q.d * (L - 1) - 1) / q.s + 1;
+  at::Tensor y = at::zeros({N, O, OH, OW}, at::kDouble);
+  auto X = x.data_ptr<double>(), Wt = w.data_ptr<double>(), Y = y.data_ptr<double>();
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t o = 0; o < O; ++o)
+      for (int64_t i = 0; i < OH; ++i)
+        for (int64_t j = 0; j < OW; ++j) {
+          double acc = b_.defined() ? b_.to(at::kDouble)[o].item<double>() : 0.0;
+          for (int64_t c = 0; c < Cg; ++c)
+            for (int64_t a = 0; a < K; ++a)
+              for (int64_t e = 0; e < L; ++e) {
+                int64_t h = i * q.s - q.p + a * q.d, v = j * q.s - q.p + e * q.d;
+                if (h >= 0 && h < H && v >= 0 && v < W)
+                  acc += X[((n * C + (o / Og) * Cg + c) * H + h) * W + v] * Wt[((o * Cg + c) * K + a) * L + e];
+              }
+          Y[((n * O + o) * OH + i) * OW + j] = acc;
+        }
+  return y;
+}
+
+// Scatters every output gradient back over the taps that produced it.
+std::pair<at::Tensor, at::Tensor> ref_conv_backward(const at::Tensor& gy_, const at::Tensor& x_, const at::Tensor& w_, Geo q) {
+  at::Tensor gy = gy_.to(at::kDouble).contiguous(), x = x_.to(at::kDouble).contiguous(), w = w_.to(at::kDouble).contiguous();
+  const int64_t N = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3);
+  const int64_t O = w.size(0), K = w.size(2), L = w.size(3), Cg = C / q.g, Og = O / q.g;
+  const int64_t OH = gy.size(2), OW = gy.size(3);
+  at::Tensor gx = at::zeros_like(x), gw = at::zeros_like(w);
+  auto GY = gy.data_ptr<double>(), X = x.data_ptr<double>(), Wt = w.data_ptr<double>();
+  auto GX = gx.data_ptr<double>(), GW = gw.data_ptr<double>();
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t o = 0; o < O; ++o)
+      for (int64_t i = 0; i < OH; ++i)
+        for (int64_t j = 0; j < OW; ++j) {
+          const double go = GY[((n * O + o) * OH + i) * OW + j];
+          for (int64_t c = 0; c < Cg; ++c)
+            for (int64_t a = 0; a < K; ++a)
+              for (int64_t e = 0; e < L; ++e) {
+                int64_t h = i * q.s - q.p + a * q.d, v = j * q.s - q.p + e * q.d;
+                if (h < 0 || h >= H || v < 0 || v >= W) continue;
+                const int64_t xi = ((n * C + (o / Og) * Cg + c) * H + h) * W + v, wi = ((o * Cg + c) * K + a) * L + e;
+                GX[xi] += go * Wt[wi];
+                GW[wi] += go * X[xi];
+              }
+        }
+  return {gx, gw};
+}
+
+double max_rel_err(const at::Tensor& got, const at::Tensor& ref) {
+  at::Tensor g = got.to(at::kDouble).contiguous(), r = ref.to(at::kDouble).contiguous();
+  REQUIRE(g.sizes() == r.sizes());
+  double worst = 0;
+  for (int64_t i = 0; i < g.numel(); ++i) {
+    double a = g.data_ptr<double>()[i], b = r.data_ptr<double>()[i];
+    worst = std::max(worst, std::fabs(a - b) / (1.0 + std::fabs(b)));
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("conv2d float32 forward and backward at network shapes against a float64 reference", "[conv]") {
+  torch::manual_seed(3);
+  struct Case {
+    std::vector<int64_t> x, w;
+    Geo q;
+  };
+  const std::vector<Case> cases = {
+      {{64, 1, 28, 28}, {10, 1, 5, 5}, {}},                  // the MNIST example's first layer
+      {{8, 10, 12, 12}, {20, 10, 5, 5}, {}},                 // and its second
+      {{2, 32, 14, 14}, {32, 32, 3, 3}, {1, 1, 1, 1}},       // a ResNet block
+      {{2, 16, 15, 13}, {32, 16, 3, 3}, {2, 1, 1, 1}},       // a strided downsampling layer
+      {{2, 16, 11, 11}, {16, 4, 3, 3}, {1, 2, 2, 4}},        // grouped and dilated
+      {{3, 8, 9, 9}, {8, 1, 3, 3}, {1, 1, 1, 8}},            // depthwise
+  };
+  for (const auto& c : cases) {
+    INFO("input " << at::IntArrayRef(c.x) << " weight " << at::IntArrayRef(c.w));
+    at::Tensor x = torch::randn(c.x).requires_grad_(true), w = torch::randn(c.w).requires_grad_(true);
+    at::Tensor b = torch::randn({c.w[0]}).requires_grad_(true);
+    at::Tensor y = torch::conv2d(x, w, b, c.q.s, c.q.p, c.q.d, c.q.g);
+    CHECK(y.scalar_type() == at::kFloat);
+    CHECK(max_rel_err(y, ref_conv(x.detach(), w.detach(), b.detach(), c.q)) < 1e-4);
+    at::Tensor gy = torch::randn(y.sizes());
+    y.backward(gy);
+    auto [gx, gw] = ref_conv_backward(gy, x.detach(), w.detach(), c.q);
+    CHECK(max_rel_err(x.grad(), gx) < 1e-4);
+    CHECK(max_rel_err(w.grad(), gw) < 1e-4);
+    CHECK(max_rel_err(b.grad(), gy.to(at::kDouble).sum({0, 2, 3})) < 1e-4);
+  }
+}
+
+TEST_CASE("conv2d float64 (direct loops) against the reference", "[conv]") {
+  torch::manual_seed(4);
+  at::Tensor x = torch::randn({2, 6, 9, 8}, torch::kFloat64).requires_grad_(true);
+  at::Tensor w = torch::randn({4, 3, 3, 2}, torch::kFloat64).requires_grad_(true);
+  Geo q{2, 1, 2, 2};
+  at::Tensor y = torch::conv2d(x, w, {}, 2, 1, 2, 2);
+  CHECK(max_rel_err(y, ref_conv(x.detach(), w.detach(), at::Tensor(), q)) < 1e-12);
+  at::Tensor gy = torch::randn(y.sizes(), torch::kFloat64);
+  y.backward(gy);
+  auto [gx, gw] = ref_conv_backward(gy, x.detach(), w.detach(), q);
+  CHECK(max_rel_err(x.grad(), gx) < 1e-12);
+  CHECK(max_rel_err(w.grad(), gw) < 1e-12);
+}
+
+TEST_CASE("conv2d argument errors", "[conv]") {
+  auto w = torch::ones({4, 3, 3, 3});
+  CHECK_THROWS_WITH(torch::conv2d(torch::ones({2, 3, 5}), w), Catch::Contains("[conv2d] expected a 4-D input"));
+  CHECK_THROWS_WITH(torch::conv2d(torch::ones({1, 3, 5, 5}), torch::ones({4, 3, 3})), Catch::Contains("[conv2d] expected a 4-D weight"));
+  CHECK_THROWS_WITH(torch::conv2d(torch::ones({1, 3, 5, 5}), torch::ones({4, 1, 3, 3}), {}, 1, 0, 1, 2),
+                    Catch::Contains("[conv2d] expected input channels (3) divisible by groups (2)"));
+  CHECK_THROWS_WITH(torch::conv2d(torch::ones({1, 4, 5, 5}), torch::ones({3, 2, 3, 3}), {}, 1, 0, 1, 2),
+                    Catch::Contains("[conv2d] expected out channels"));
+  CHECK_THROWS_WITH(torch::conv2d(torch::ones({1, 3, 5, 5}), torch::ones({4, 2, 3, 3})),
+                    Catch::Contains("[conv2d] expected weight.size(1) * groups"));
+  CHECK_THROWS_WITH(torch::conv2d(torch::ones({1, 3, 2, 5}), w), Catch::Contains("[conv2d] expected an output size of at least 1"));
+  CHECK_THROWS_WITH(torch::conv2d(torch::ones({1, 3, 5, 5}), w, torch::ones({3})), Catch::Contains("[conv2d] expected a 1-D bias of 4"));
+  CHECK_THROWS_WITH(torch::conv2d(torch::ones({1, 3, 5, 5}), w, {}, 0), Catch::Contains("[conv2d] expected a positive stride"));
+  CHECK_THROWS_WITH(torch::conv2d(torch::ones({1, 3, 5, 5}), w.to(torch::kFloat64)), Catch::Contains("[conv2d] expected input and weight of one dtype"));
+  CHECK_THROWS_WITH(torch::convolution(torch::ones({1, 3, 5, 5}), w, {}, {1, 1}, {0, 0}, {1, 1}, true, {0, 0}, 1),
+                    Catch::Contains("[convolution] expected transposed=false"));
+  CHECK_THROWS_WITH(torch::conv2d(torch::ones({1, 3, 5, 5}, torch::kInt64), torch::ones({4, 3, 3, 3}, torch::kInt64)),
+                    Catch::Contains("[conv2d] expected a floating point input"));
+}
+
+TEST_CASE("conv2d from several threads shares cached primitives safely", "[conv]") {
+  torch::manual_seed(5);
+  at::Tensor x = torch::randn({4, 8, 12, 12}), w = torch::randn({16, 8, 3, 3});
+  at::Tensor expected = torch::conv2d(x, w, {}, 1, 1);
+  std::vector<int> ok(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      bool good = true;
+      for (int i = 0; i < 20; ++i) good = good && torch::conv2d(x, w, {}, 1, 1).equal(expected);
+      ok[t] = good;
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 4; ++t) CHECK(ok[t] == 1);
+}
+
+TEST_CASE("max_pool2d: NaN is the window's maximum, -inf windows keep their first element", "[pool]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  at::Tensor x = torch::tensor({1.0, nan, 3.0, 2.0,   //
+                                0.5, 4.0, nan, nan,   //
+                                -inf, -inf, 7.0, 1.0,  //
+                                -inf, -inf, 2.0, 9.0}, torch::kFloat64)
+                     .view({1, 1, 4, 4});
+  auto [v, i] = torch::max_pool2d_with_indices(x, {2, 2});
+  // libtorch 2.15: values [[nan, nan], [-inf, 9]], indices [[1, 7], [8, 15]].
+  auto V = v.contiguous().data_ptr<double>();
+  CHECK(std::isnan(V[0]));
+  CHECK(std::isnan(V[1]));
+  CHECK(V[2] == -inf);
+  CHECK(V[3] == 9.0);
+  CHECK(i.flatten().equal(torch::tensor({1, 7, 8, 15}, torch::kInt64)));
+  CHECK(torch::max_pool2d(x, {2, 2}).isnan().sum().item<int64_t>() == 2);
+}
+
+TEST_CASE("max_pool2d ceil_mode, padding and errors", "[pool]") {
+  // libtorch 2.15: a 7x7 input, kernel 2, stride 2 gives 3x3, or 4x4 with ceil_mode; with padding
+  // 1 and ceil_mode a 6x8 input under kernel 3 stride 2 gives 4x5 (the last window must start
+  // inside the input or the left padding).
+  CHECK(torch::max_pool2d(torch::ones({1, 1, 7, 7}), {2, 2}).sizes() == at::IntArrayRef({1, 1, 3, 3}));
+  CHECK(torch::max_pool2d(torch::ones({1, 1, 7, 7}), {2, 2}, {2, 2}, 0, 1, true).sizes() == at::IntArrayRef({1, 1, 4, 4}));
+  CHECK(torch::max_pool2d(torch::ones({1, 6, 8}), {3, 3}, {2, 2}, {1, 1}, 1, true).sizes() == at::IntArrayRef({1, 4, 5}));
+  CHECK_THROWS_WITH(torch::max_pool2d(torch::ones({4, 4}), {2, 2}), Catch::Contains("[max_pool2d] expected a 3-D"));
+  CHECK_THROWS_WITH(torch::max_pool2d(torch::ones({1, 1, 4, 4}), {2, 2}, {2, 2}, {2, 2}),
+                    Catch::Contains("[max_pool2d] expected padding between 0 and half the kernel size"));
+  CHECK_THROWS_WITH(torch::max_pool2d(torch::ones({1, 1, 2, 2}), {3, 3}), Catch::Contains("[max_pool2d] expected an output size"));
+}
+
+TEST_CASE("max_pool2d gradient goes to the selected elements", "[pool]") {
+  at::Tensor x = torch::tensor({1.0, 5.0, 2.0, 0.0, 3.0, 4.0, 8.0, 6.0, 7.0}, torch::kFloat64).view({1, 1, 3, 3}).requires_grad_(true);
+  // Overlapping windows (kernel 2, stride 1): 5 wins twice, 8 and 7 once (libtorch 2.15 agrees).
+  torch::max_pool2d(x, {2, 2}, {1, 1}).sum().backward();
+  CHECK(x.grad().flatten().equal(torch::tensor({0.0, 2.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0}, torch::kFloat64)));
+}
+
+TEST_CASE("conv2d and max_pool2d with hostile sizes raise instead of wrapping around", "[conv][pool]") {
+  const int64_t big = std::numeric_limits<int64_t>::max() / 2;
+  auto x = torch::ones({1, 1, 3, 3}), w = torch::ones({1, 1, 2, 2});
+  CHECK_THROWS_WITH(torch::conv2d(x, w, {}, 1, big), Catch::Contains("[conv2d]"));
+  CHECK_THROWS_WITH(torch::conv2d(x, w, {}, 1, 0, big), Catch::Contains("[conv2d]"));
+  CHECK_THROWS_WITH(torch::conv2d(x, w, {}, 1, big, big), Catch::Contains("[conv2d]"));
+  CHECK(torch::conv2d(x, w, {}, big).sizes() == at::IntArrayRef({1, 1, 1, 1}));
+  CHECK_THROWS_WITH(torch::max_pool2d(x, {big, big}), Catch::Contains("[max_pool2d]"));
+  CHECK_THROWS_WITH(torch::max_pool2d(x, {3, 3}, {1, 1}, {1, 1}, big), Catch::Contains("[max_pool2d]"));
+  // A huge kernel with half of it as padding: every window covers the whole input (no wrap-around,
+  // and no loop stepping through the padding one tap at a time).
+  CHECK(torch::max_pool2d(x, {big, big}, {1, 1}, {big / 2, big / 2}).equal(torch::ones({1, 1, 3, 3})));
+  // An empty batch gives an empty output of the right shape (libtorch agrees).
+  CHECK(torch::conv2d(torch::ones({0, 1, 3, 3}), w).sizes() == at::IntArrayRef({0, 1, 2, 2}));
+}
