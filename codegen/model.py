@@ -369,6 +369,9 @@ class Op:
     layouts: object = True
     # True, or the reason libtorch's gradients are not this op's reference.
     golden_grad: object = True
+    # True, or the reason a CUDA result is not comparable with the CPU's (the op reads storage
+    # outside its input view, which a copy to the device does not carry).
+    cuda_compare: object = True
 
     @property
     def full_name(self):
@@ -391,7 +394,7 @@ class Op:
 
 KNOWN_KEYS = {"func", "variants", "pointwise", "dispatch", "composite", "samples", "dtypes", "promote",
               "wrapped", "family", "checks", "tol", "ref", "test", "__line__", "inplace", "out", "doc", "grad",
-              "require", "golden", "special", "layouts", "golden_grad"}
+              "require", "golden", "special", "layouts", "golden_grad", "cuda_compare"}
 
 
 def _dtypes(spec, where):
@@ -611,6 +614,10 @@ def parse_ops(path: str, text: Optional[str] = None):
         if gg is not True and not (isinstance(gg, str) and gg.strip()):
             raise GenError(f"{where}: golden_grad is true or a string giving the reason libtorch's gradients differ")
         op.golden_grad = gg
+        cc = e.get("cuda_compare", True)
+        if cc is not True and not (isinstance(cc, str) and cc.strip()):
+            raise GenError(f"{where}: cuda_compare is true or a string giving the reason CUDA results differ from the CPU's")
+        op.cuda_compare = cc
         for r in e.get("require", []) or []:
             if not isinstance(r, list) or len(r) < 2 or not all(isinstance(x, str) for x in r):
                 raise GenError(f"{where}: each require entry is [condition, message parts...]")

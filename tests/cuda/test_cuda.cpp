@@ -158,11 +158,14 @@ TEST_CASE("CUDA copies in every direction with dtype changes", "[cuda]") {
   at::Tensor host_t = at::empty({4, 3}, at::kDouble).t();
   host_t.copy_(dst);
   ember_test::assert_close(host_t, row.expand({3, 4}).to(at::kDouble), 0.0);
-  // A CUDA view copied into an overlapping view of itself.
+  // A view copied into a partly overlapping view of itself raises on both devices (as libtorch);
+  // through a clone it works.
   at::Tensor v = at::empty({10}, at::kFloat);
   for (int k = 0; k < 10; ++k) v.data_ptr<float>()[k] = static_cast<float>(k);
   at::Tensor vg = v.to(kGpu);
-  vg.slice(0, 1, 10).copy_(vg.slice(0, 0, 9));
+  CHECK_THROWS_WITH(vg.slice(0, 1, 10).copy_(vg.slice(0, 0, 9)), Catch::Contains("[copy_]"));
+  CHECK_THROWS_WITH(v.slice(0, 1, 10).copy_(v.slice(0, 0, 9)), Catch::Contains("[copy_]"));
+  vg.slice(0, 1, 10).copy_(vg.slice(0, 0, 9).clone());
   v.slice(0, 1, 10).copy_(v.slice(0, 0, 9).clone());
   ember_test::assert_close(vg.to(at::kCPU), v, 0.0);
 }

@@ -180,7 +180,8 @@ TEST_CASE("CUDA float32 products: TF32 is off by default and within TF32 toleran
   CHECK(at::globalContext().allowTF32CuBLAS());
   at::Tensor tf = at::mm(ag, bg);
   CHECK(tf.scalar_type() == at::kFloat);
-  ember_test::assert_close(tf.to(at::kCPU).to(at::kDouble), ref, 5e-3);
+  // TF32 keeps 10 mantissa bits: with k = 1024 an element near zero can be off by ~1% of itself.
+  ember_test::assert_close(tf.to(at::kCPU).to(at::kDouble), ref, 3e-2);
   at::globalContext().setAllowTF32CuBLAS(false);
   ember_test::assert_close(at::mm(ag, bg).to(at::kCPU).to(at::kDouble), ref, 1e-5);
 }
@@ -200,7 +201,7 @@ TEST_CASE("CUDA dot matches the CPU", "[cuda]") {
   at::Tensor e = at::empty({0}, at::kFloat);
   check_same(at::dot(e.to(kGpu), e.to(kGpu)), at::dot(e, e), 0.0);
   at::Tensor one = input({1}, at::kFloat, "contiguous", rng);
-  check_same(at::dot(one.to(kGpu), one.to(kGpu).expand({5})), at::dot(one, one.expand({5})), 1e-6);
+  check_same(at::dot(one.to(kGpu).expand({5}), one.to(kGpu).expand({5})), at::dot(one.expand({5}), one.expand({5})), 1e-6);
 }
 
 TEST_CASE("CUDA matrix products raise the CPU's errors", "[cuda]") {
@@ -215,8 +216,9 @@ TEST_CASE("CUDA matrix products raise the CPU's errors", "[cuda]") {
   CHECK_THROWS_WITH(at::mm(at::ones({2, 3}, at::kBool).to(kGpu), at::ones({3, 2}, at::kBool).to(kGpu)),
                     Catch::Contains("[mm] expected a non-bool dtype"));
   CHECK_THROWS_WITH(at::bmm(at::ones({2, 3, 4}).to(kGpu), at::ones({3, 4, 5}).to(kGpu)), Catch::Contains("[bmm]"));
-  CHECK_THROWS_WITH(at::addmm(at::ones({4, 5}).to(kGpu), at::ones({5, 7}).to(kGpu), at::ones({7, 3}).to(kGpu)),
-                    Catch::Contains("[addmm] self [4, 5] float32 cannot be broadcast"));
+  const std::string addmm_cpu = message([&] { at::addmm(at::ones({4, 5}), at::ones({5, 7}), at::ones({7, 3})); });
+  CHECK(addmm_cpu.rfind("[addmm]", 0) == 0);
+  CHECK(message([&] { at::addmm(at::ones({4, 5}).to(kGpu), at::ones({5, 7}).to(kGpu), at::ones({7, 3}).to(kGpu)); }) == addmm_cpu);
   CHECK_THROWS_WITH(at::dot(at::ones({3}).to(kGpu), at::ones({4}).to(kGpu)), Catch::Contains("[dot]"));
   CHECK_THROWS_AS(at::mm(a, at::ones({64, 2}).to(kGpu)), c10::Error);  // mixed devices
 }
