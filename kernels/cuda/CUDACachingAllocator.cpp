@@ -359,6 +359,7 @@ class CachingAllocator final : public c10::Allocator {
   }
 
   c10::DataPtr allocate(size_t nbytes) override {
+    EMBER_CHECK(device_count() > 0, "[cuda] no CUDA device is available to allocate ", nbytes, " bytes on");
     const int dev = current_device();
     const c10::Device device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(dev));
     if (nbytes == 0) return c10::DataPtr(nullptr, nullptr, nullptr, device);
@@ -398,12 +399,11 @@ CachingAllocator& CachingAllocator::get() {
 
 int resolve(int64_t device) { return device < 0 ? current_device() : static_cast<int>(device); }
 
-// Registered at load time, only when a device exists: without one, GetAllocator(kCUDA) keeps
-// throwing its "no CUDA device" error and loading succeeds.
+// Registered at load time without touching the CUDA runtime (no device query before main: a
+// tool such as compute-sanitizer must see CUDA initialised by the program, not by a library's
+// constructor). Without a device, allocate() raises "no CUDA device" and loading succeeds.
 struct Register {
-  Register() {
-    if (device_count() > 0) c10::SetAllocator(c10::DeviceType::CUDA, &CachingAllocator::get());
-  }
+  Register() { c10::SetAllocator(c10::DeviceType::CUDA, &CachingAllocator::get()); }
 };
 Register g_register;
 
