@@ -15,18 +15,6 @@
 
 namespace at::native::index_detail {
 
-/// Calls `f(T{})` with T the unsigned integer type as wide as one element (1, 2, 4 or 8 bytes).
-template <typename F>
-inline void by_elsize(size_t es, const F& f) {
-  switch (es) {
-    case 1: return f(uint8_t{});
-    case 2: return f(uint16_t{});
-    case 4: return f(uint32_t{});
-    case 8: return f(uint64_t{});
-    default: EMBER_INTERNAL_ASSERT(false, "unexpected element size ", es);
-  }
-}
-
 /// True when `work` elements justify an OpenMP region (and we are not inside one already).
 inline bool parallel_ok(int64_t work) { return work >= at::kGrainSize && !omp_in_parallel() && omp_get_max_threads() > 1; }
 

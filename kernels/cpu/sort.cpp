@@ -2,6 +2,7 @@
 // ordered there, and written out; lines run in parallel. NaN orders as the largest value (like
 // PyTorch), and equal values keep their original order (sort is stable; topk breaks ties by index).
 #include <ATen/native/NativeFunctions.h>
+#include <ATen/native/SortUtils.h>
 #include <ATen/Parallel.h>
 #include <ATen/Utils.h>
 #include <algorithm>
@@ -112,12 +113,7 @@ std::tuple<Tensor, Tensor> sort_cpu(const Tensor& self, int64_t dim, bool descen
 std::tuple<Tensor, Tensor> topk_cpu(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
   (void)sorted;  // the selected elements always come out sorted, which sorted=false also allows
   EMBER_CHECK(self.is_cpu(), "[topk] expected a CPU tensor; got one on ", self.device());
-  EMBER_CHECK(self.scalar_type() != kBool, "[topk] expected a numeric tensor; got Bool");
-  const int64_t d = maybe_wrap_dim(dim, self.dim(), "topk");
-  const int64_t L = self.dim() == 0 ? 1 : self.size(d);
-  EMBER_CHECK(k >= 0 && k <= L, "[topk] expected k in [0, ", L, "] (the size of dim ", d, "); got k = ", k);
-  std::vector<int64_t> osizes = self.sizes().vec();
-  if (!osizes.empty()) osizes[d] = k;
+  const auto [d, osizes] = sort_utils::topk_shape(self, k, dim);
   Tensor values = at::empty(osizes, at::TensorOptions().dtype(self.scalar_type()));
   Tensor indices = at::empty(osizes, at::TensorOptions().dtype(kLong));
   if (values.numel() == 0) return {values, indices};

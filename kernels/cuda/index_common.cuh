@@ -9,6 +9,7 @@
 #include <initializer_list>
 
 namespace at::native::cuda_index {
+using index_detail::by_elsize;
 
 constexpr int kMaxDims = 25;
 constexpr int kThreads = ::ember::cuda::detail::kThreads;
@@ -52,18 +53,6 @@ Geo<NT> make_geo(IntArrayRef sizes, std::initializer_list<IntArrayRef> strides) 
     for (int d = 0; d < g.nd; ++d) g.st[k][d] = s[k][d];
   }
   return g;
-}
-
-/// Calls `f(T{})` with T the unsigned integer type as wide as one element (1, 2, 4 or 8 bytes).
-template <typename F>
-inline void by_elsize(size_t es, const F& f) {
-  switch (es) {
-    case 1: return f(uint8_t{});
-    case 2: return f(uint16_t{});
-    case 4: return f(uint32_t{});
-    case 8: return f(uint64_t{});
-    default: EMBER_INTERNAL_ASSERT(false, "unexpected element size ", es);
-  }
 }
 
 template <size_t N> struct UintOfWidth;

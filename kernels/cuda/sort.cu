@@ -12,6 +12,7 @@
 // Descending sorts invert the key, so that one stable ascending sort gives descending order
 // with ties still in index order.
 #include <ATen/native/NativeFunctions.h>
+#include <ATen/native/SortUtils.h>
 #include <ATen/native/cuda/CUDAUtils.h>
 #include <ATen/Utils.h>
 #include <cub/device/device_segmented_sort.cuh>
@@ -205,12 +206,7 @@ std::tuple<Tensor, Tensor> sort_cuda(const Tensor& self, int64_t dim, bool desce
 std::tuple<Tensor, Tensor> topk_cuda(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
   (void)sorted;  // the selected elements always come out sorted, which sorted=false also allows
   EMBER_CHECK(self.is_cuda(), "[topk] expected a CUDA tensor; got one on ", self.device());
-  EMBER_CHECK(self.scalar_type() != kBool, "[topk] expected a numeric tensor; got Bool");
-  const int64_t d = maybe_wrap_dim(dim, self.dim(), "topk");
-  const int64_t L = self.dim() == 0 ? 1 : self.size(d);
-  EMBER_CHECK(k >= 0 && k <= L, "[topk] expected k in [0, ", L, "] (the size of dim ", d, "); got k = ", k);
-  std::vector<int64_t> osizes = self.sizes().vec();
-  if (!osizes.empty()) osizes[d] = k;
+  const auto [d, osizes] = sort_utils::topk_shape(self, k, dim);
   Tensor values = at::empty(osizes, TensorOptions().dtype(self.scalar_type()).device(self.device()));
   Tensor indices = at::empty(osizes, TensorOptions().dtype(kLong).device(self.device()));
   if (values.numel() == 0) return {values, indices};
@@ -219,7 +215,7 @@ std::tuple<Tensor, Tensor> topk_cuda(const Tensor& self, int64_t k, int64_t dim,
     indices.fill_(0);
     return {values, indices};
   }
-  if (k == L) {
+  if (k == (self.dim() == 0 ? 1 : self.size(d))) {  // the whole dim
     sort_along(self, d, largest, values, indices);
     return {values, indices};
   }

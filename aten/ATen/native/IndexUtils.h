@@ -14,6 +14,18 @@
 
 namespace at::native::index_detail {
 
+/// Calls `f(T{})` with T the unsigned integer type as wide as one element (1, 2, 4 or 8 bytes).
+template <typename F>
+inline void by_elsize(size_t es, const F& f) {
+  switch (es) {
+    case 1: return f(uint8_t{});
+    case 2: return f(uint16_t{});
+    case 4: return f(uint32_t{});
+    case 8: return f(uint64_t{});
+    default: EMBER_INTERNAL_ASSERT(false, "unexpected element size ", es);
+  }
+}
+
 /// `index` as a contiguous int64 tensor on its own device; `op` names the op in the dtype error.
 inline Tensor long_index(const Tensor& index, const char* op) {
   EMBER_CHECK(index.scalar_type() == kLong || index.scalar_type() == kInt, "[", op,
