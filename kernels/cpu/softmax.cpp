@@ -7,6 +7,7 @@
 //     processed together, striding over the softmax dim, so the inner loops vectorise.
 // Half/BFloat16 compute in float; sums accumulate in double.
 #include <ATen/native/NativeFunctions.h>
+#include <ATen/native/ReduceUtils.h>
 #include <ATen/Parallel.h>
 #include <ATen/Utils.h>
 #include <ATen/native/cpu/Vec.h>
@@ -123,10 +124,7 @@ Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, bool half_t
   Tensor x = self.contiguous();
   Tensor out = at::empty(x.sizes(), at::TensorOptions().dtype(out_dt));
   if (x.numel() == 0) return out;
-  int64_t outer = 1, inner = 1;
-  const int64_t L = x.dim() == 0 ? 1 : x.size(d);
-  for (int64_t i = 0; i < d; ++i) outer *= x.size(i);
-  for (int64_t i = d + 1; i < x.dim(); ++i) inner *= x.size(i);
+  const auto [outer, L, inner] = reduce::lines_along(x, d);
   EMBER_DISPATCH_ALL_FLOATING(dt, op, [&] {
     using in_t = scalar_t;
     auto go = [&](auto* o) {

@@ -644,10 +644,7 @@ Tensor scan(const char* op, const Tensor& self, int64_t dim, std::optional<Scala
   Tensor x = (self.scalar_type() == out_dt ? self : self.to(out_dt)).contiguous();
   Tensor out = at::empty(x.sizes(), at::TensorOptions().dtype(out_dt).device(self.device()));
   if (x.numel() == 0) return out;
-  int64_t outer = 1, inner = 1;
-  const int64_t L = x.dim() == 0 ? 1 : x.size(d);
-  for (int64_t i = 0; i < d; ++i) outer *= x.size(i);
-  for (int64_t i = d + 1; i < x.dim(); ++i) inner *= x.size(i);
+  const auto [outer, L, inner] = reduce::lines_along(x, d);
   ember::cuda::DeviceGuard guard(self.device().index());
   cudaStream_t stream = ember::cuda::current_stream();
   EMBER_DISPATCH_ALL(out_dt, op, [&] {

@@ -6,6 +6,7 @@
 //     (neighbouring threads read neighbouring elements).
 // half_to_float (float32 result from float16 input) is accepted here, as libtorch's CUDA kernel does.
 #include <ATen/native/NativeFunctions.h>
+#include <ATen/native/ReduceUtils.h>
 #include <ATen/native/cuda/CUDAUtils.h>
 #include <algorithm>
 #include <limits>
@@ -94,10 +95,7 @@ Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, bool half_t
   Tensor x = self.contiguous();
   Tensor out = at::empty(x.sizes(), at::TensorOptions().dtype(out_dt).device(self.device()));
   if (x.numel() == 0) return out;
-  int64_t outer = 1, inner = 1;
-  const int64_t L = x.dim() == 0 ? 1 : x.size(d);
-  for (int64_t i = 0; i < d; ++i) outer *= x.size(i);
-  for (int64_t i = d + 1; i < x.dim(); ++i) inner *= x.size(i);
+  const auto [outer, L, inner] = reduce::lines_along(x, d);
   ember::cuda::DeviceGuard guard(self.device().index());
   cudaStream_t stream = ember::cuda::current_stream();
   EMBER_DISPATCH_ALL_FLOATING(dt, op, [&] {

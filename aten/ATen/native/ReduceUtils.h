@@ -91,4 +91,15 @@ inline Tensor new_out(const Geom& g, ScalarType dt, Device device) {
 }
 inline Tensor shape_out(const Tensor& out, const Geom& g, bool keepdim) { return keepdim ? out.view(g.keep_sizes) : out; }
 
+/// A contiguous tensor seen as [outer, L, inner] lines along dim `d` (scans, softmax).
+struct Lines {
+  int64_t outer, L, inner;
+};
+inline Lines lines_along(const Tensor& x, int64_t d) {
+  Lines l{1, x.dim() == 0 ? 1 : x.size(d), 1};
+  for (int64_t i = 0; i < d; ++i) l.outer *= x.size(i);
+  for (int64_t i = d + 1; i < x.dim(); ++i) l.inner *= x.size(i);
+  return l;
+}
+
 }  // namespace at::native::reduce
