@@ -52,7 +52,9 @@ Tensor where_cpu(const Tensor& condition, const Tensor& self, const Tensor& othe
   check_where_condition(condition);
   EMBER_CHECK(condition.is_cpu() && self.is_cpu() && other.is_cpu(), "[where] expected CPU tensors; got condition on ",
               condition.device(), ", self on ", self.device(), ", other on ", other.device());
-  auto [dtype, shape] = plan_where(condition, self, other);
+  const auto plan = plan_where(condition, self, other);
+  const ScalarType dtype = plan.first;
+  const std::vector<int64_t>& shape = plan.second;
   Tensor out = at::empty(shape, self.options().dtype(dtype));
   if (out.numel() == 0) return out;
   Tensor c = condition.expand(shape);

@@ -642,7 +642,8 @@ Tensor scan(const char* op, const Tensor& self, int64_t dim, std::optional<Scala
   Tensor x = (self.scalar_type() == out_dt ? self : self.to(out_dt)).contiguous();
   Tensor out = at::empty(x.sizes(), at::TensorOptions().dtype(out_dt));
   if (x.numel() == 0) return out;
-  const auto [outer, L, inner] = reduce::lines_along(x, d);
+  const reduce::Lines lines = reduce::lines_along(x, d);
+  const int64_t outer = lines.outer, L = lines.L, inner = lines.inner;
   EMBER_DISPATCH_ALL(out_dt, op, [&] { scan_loop<scalar_t, IsProd>(x.data_ptr<scalar_t>(), out.data_ptr<scalar_t>(), outer, L, inner); });
   return out;
 }

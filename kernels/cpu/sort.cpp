@@ -113,7 +113,9 @@ std::tuple<Tensor, Tensor> sort_cpu(const Tensor& self, int64_t dim, bool descen
 std::tuple<Tensor, Tensor> topk_cpu(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
   (void)sorted;  // the selected elements always come out sorted, which sorted=false also allows
   EMBER_CHECK(self.is_cpu(), "[topk] expected a CPU tensor; got one on ", self.device());
-  const auto [d, osizes] = sort_utils::topk_shape(self, k, dim);
+  const auto shape = sort_utils::topk_shape(self, k, dim);
+  const int64_t d = shape.first;
+  const std::vector<int64_t>& osizes = shape.second;
   Tensor values = at::empty(osizes, at::TensorOptions().dtype(self.scalar_type()));
   Tensor indices = at::empty(osizes, at::TensorOptions().dtype(kLong));
   if (values.numel() == 0) return {values, indices};

@@ -96,7 +96,9 @@ Tensor where_cuda(const Tensor& condition, const Tensor& self, const Tensor& oth
   EMBER_CHECK(device.is_cuda() && movable(condition) && movable(self) && movable(other),
               "[where] expected tensors on one CUDA device; got condition on ", condition.device(), ", self on ",
               self.device(), ", other on ", other.device());
-  auto [dtype, shape] = index_detail::plan_where(condition, self, other);
+  const auto plan = index_detail::plan_where(condition, self, other);
+  const ScalarType dtype = plan.first;
+  const std::vector<int64_t>& shape = plan.second;
   Tensor out = at::empty(shape, self.options().dtype(dtype).device(device));
   if (out.numel() == 0) return out;
   ::ember::cuda::DeviceGuard guard(device.index());

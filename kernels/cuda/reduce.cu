@@ -644,7 +644,8 @@ Tensor scan(const char* op, const Tensor& self, int64_t dim, std::optional<Scala
   Tensor x = (self.scalar_type() == out_dt ? self : self.to(out_dt)).contiguous();
   Tensor out = at::empty(x.sizes(), at::TensorOptions().dtype(out_dt).device(self.device()));
   if (x.numel() == 0) return out;
-  const auto [outer, L, inner] = reduce::lines_along(x, d);
+  const reduce::Lines lines = reduce::lines_along(x, d);
+  const int64_t outer = lines.outer, L = lines.L, inner = lines.inner;
   ember::cuda::DeviceGuard guard(self.device().index());
   cudaStream_t stream = ember::cuda::current_stream();
   EMBER_DISPATCH_ALL(out_dt, op, [&] {

@@ -95,7 +95,8 @@ Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, bool half_t
   Tensor x = self.contiguous();
   Tensor out = at::empty(x.sizes(), at::TensorOptions().dtype(out_dt).device(self.device()));
   if (x.numel() == 0) return out;
-  const auto [outer, L, inner] = reduce::lines_along(x, d);
+  const reduce::Lines lines = reduce::lines_along(x, d);
+  const int64_t outer = lines.outer, L = lines.L, inner = lines.inner;
   ember::cuda::DeviceGuard guard(self.device().index());
   cudaStream_t stream = ember::cuda::current_stream();
   EMBER_DISPATCH_ALL_FLOATING(dt, op, [&] {

@@ -206,7 +206,9 @@ std::tuple<Tensor, Tensor> sort_cuda(const Tensor& self, int64_t dim, bool desce
 std::tuple<Tensor, Tensor> topk_cuda(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
   (void)sorted;  // the selected elements always come out sorted, which sorted=false also allows
   EMBER_CHECK(self.is_cuda(), "[topk] expected a CUDA tensor; got one on ", self.device());
-  const auto [d, osizes] = sort_utils::topk_shape(self, k, dim);
+  const auto shape = sort_utils::topk_shape(self, k, dim);
+  const int64_t d = shape.first;
+  const std::vector<int64_t>& osizes = shape.second;
   Tensor values = at::empty(osizes, TensorOptions().dtype(self.scalar_type()).device(self.device()));
   Tensor indices = at::empty(osizes, TensorOptions().dtype(kLong).device(self.device()));
   if (values.numel() == 0) return {values, indices};
