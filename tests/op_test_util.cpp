@@ -1,4 +1,5 @@
 #include "op_test_util.h"
+#include <ATen/Context.h>
 #include <ATen/TensorIterator.h>
 #include <cmath>
 #include <cstdlib>
@@ -7,6 +8,13 @@
 #include <unordered_map>
 
 namespace ember_test {
+
+// The generated tests compare float32 CUDA convolutions with the CPU's at float32 tolerance, so the
+// test binary holds cuDNN to float32 math (libtorch's default, and the library's, lets float32
+// convolutions use TF32). Tests that exercise TF32 turn it on for their scope.
+namespace {
+const bool kConvolutionsInFloat32 = (at::globalContext().setAllowTF32CuDNN(false), true);
+}  // namespace
 
 double tol(at::ScalarType dt) {
   switch (dt) {

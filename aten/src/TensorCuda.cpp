@@ -1,10 +1,14 @@
-// The Tensor methods that reach the CUDA runtime (pinned host memory, record_stream). They exist in
+// The Tensor methods that reach the CUDA runtime (cpu()/cuda(), pinned host memory, record_stream). They exist in
 // every build: without CUDA the functions they forward to raise a clean "[op] ..." error.
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/PinnedMemoryAllocator.h>
 
 namespace at {
+
+Tensor Tensor::cpu() const { return to(c10::Device(c10::kCPU), scalar_type()); }
+
+Tensor Tensor::cuda() const { return to(c10::Device(c10::kCUDA), scalar_type()); }
 
 Tensor Tensor::pin_memory(std::optional<c10::Device> device) const {
   EMBER_CHECK(!device || device->is_cuda(), "[pin_memory] expected a CUDA device to pin for; got ", *device);

@@ -185,6 +185,51 @@ void BM_cuda_softmax_rows(benchmark::State& st) {
 }
 BENCHMARK(BM_cuda_softmax_rows)->UseRealTime();
 
+// ---- convolution (cuDNN) and max pooling: a ResNet-style 3x3 layer, 32 x 64 x 56 x 56, float32
+// with TF32 off on both sides (libtorch's cuDNN default is on: set explicitly for a like-for-like
+// comparison) and bfloat16. TFLOPs counts 2 * N * O * OH * OW * C * KH * KW per pass.
+void BM_cuda_conv3x3(benchmark::State& st, torch::ScalarType dt, bool backward) {
+  if (!need_gpu(st)) return;
+  const bool prev_tf32 = at::globalContext().allowTF32CuDNN();
+  at::globalContext().setAllowTF32CuDNN(false);
+  const int64_t N = 32, C = 64, H = 56;
+  auto opts = torch::TensorOptions().dtype(dt).device(torch::kCUDA);
+  auto x = torch::randn({N, C, H, H}, opts).requires_grad_(backward);
+  auto w = torch::randn({C, C, 3, 3}, opts).requires_grad_(backward);
+  auto gy = torch::randn({N, C, H, H}, opts);
+  auto step = [&] {
+    auto y = torch::conv2d(x, w, {}, 1, 1);
+    if (backward) y.backward(gy);
+    return y;
+  };
+  benchmark::DoNotOptimize(step());  // warm-up: handle, algorithm choice, workspace
+  torch::cuda::synchronize();
+  for (auto _ : st) {
+    auto y = step();
+    torch::cuda::synchronize();
+    benchmark::DoNotOptimize(y);
+  }
+  const double flops = 2.0 * N * C * H * H * C * 9 * (backward ? 3 : 1);
+  st.counters["TFLOPs"] = benchmark::Counter(flops / 1e12, benchmark::Counter::kIsIterationInvariantRate);
+  at::globalContext().setAllowTF32CuDNN(prev_tf32);
+}
+BENCHMARK_CAPTURE(BM_cuda_conv3x3, fp32_fwd, torch::kFloat, false)->UseRealTime();
+BENCHMARK_CAPTURE(BM_cuda_conv3x3, fp32_fwd_bwd, torch::kFloat, true)->UseRealTime();
+BENCHMARK_CAPTURE(BM_cuda_conv3x3, bf16_fwd_bwd, torch::kBFloat16, true)->UseRealTime();
+
+void BM_cuda_max_pool(benchmark::State& st) {
+  if (!need_gpu(st)) return;
+  torch::NoGradGuard no_grad;
+  auto x = torch::randn({32, 64, 112, 112}).to(torch::kCUDA);
+  for (auto _ : st) {
+    auto y = torch::max_pool2d_with_indices(x, {3, 3}, {2, 2}, {1, 1});
+    torch::cuda::synchronize();
+    benchmark::DoNotOptimize(y);
+  }
+  st.SetBytesProcessed(st.iterations() * (32LL * 64 * 112 * 112 * 4 + 32LL * 64 * 56 * 56 * 12));
+}
+BENCHMARK(BM_cuda_max_pool)->UseRealTime();
+
 }  // namespace
 
 BENCHMARK_MAIN();

@@ -48,20 +48,42 @@ inline at::Tensor log_softmax(const at::Tensor& input, const LogSoftmaxFuncOptio
   return at::log_softmax(input, options.dim(), options.dtype());
 }
 
+/// 2-D convolution of `input` (N, C, H, W) or (C, H, W) with `weight` (O, C / groups, kH, kW).
+inline at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight, const Conv2dFuncOptions& options = {}) {
+  const auto& b = options.bias();
+  return at::conv2d(input, weight, b.defined() ? std::optional<at::Tensor>(b) : std::nullopt, options.stride(),
+                    options.padding(), options.dilation(), options.groups());
+}
+
+/// 2-D max pooling over (N, C, H, W) or (C, H, W).
+inline at::Tensor max_pool2d(const at::Tensor& input, const MaxPool2dFuncOptions& options) {
+  return at::max_pool2d(input, options.kernel_size(), options.stride(), options.padding(), options.dilation(),
+                        options.ceil_mode());
+}
+
+/// max_pool2d that also returns the flat index of each maximum within its input plane.
+inline std::tuple<at::Tensor, at::Tensor> max_pool2d_with_indices(const at::Tensor& input, const MaxPool2dFuncOptions& options) {
+  return at::max_pool2d_with_indices(input, options.kernel_size(), options.stride(), options.padding(),
+                                     options.dilation(), options.ceil_mode());
+}
+
 /// In training, zeroes each element with probability p and scales the rest by 1 / (1 - p);
 /// otherwise returns the input unchanged.
 inline at::Tensor dropout(at::Tensor input, const DropoutFuncOptions& options = {}) {
-  const double p = options.p();
-  EMBER_CHECK(p >= 0 && p <= 1, "[dropout] expected a probability p in [0, 1]; got ", p);
-  if (!options.training() || p == 0) return input;
-  // TODO(#6): use the dropout op once ops.yaml has one.
-  at::Tensor keep;
-  {
-    at::NoGradGuard no_grad;
-    keep = at::empty_like(input).bernoulli_(1 - p);
-    if (p < 1) keep.div_(1 - p);
-  }
-  return options.inplace() ? input.mul_(keep) : input * keep;
+  if (options.inplace()) return at::dropout_(input, options.p(), options.training());
+  return at::dropout(input, options.p(), options.training());
+}
+
+/// Dropout of whole channels: one draw per (sample, channel) of an (N, C, H, W) input, or per
+/// channel of an unbatched (C, H, W) one.
+inline at::Tensor dropout2d(at::Tensor input, const Dropout2dFuncOptions& options = {}) {
+  EMBER_CHECK(input.dim() == 3 || input.dim() == 4, "[dropout2d] expected a 3-D (C, H, W) or 4-D (N, C, H, W) input; got ",
+              input.dim(), " dims");
+  const bool unbatched = input.dim() == 3;
+  at::Tensor x = unbatched ? input.unsqueeze(0) : input;
+  at::Tensor y = options.inplace() ? at::feature_dropout_(x, options.p(), options.training())
+                                   : at::feature_dropout(x, options.p(), options.training());
+  return unbatched ? (options.inplace() ? input : y.squeeze(0)) : y;
 }
 
 /// Negative log-likelihood of log-probabilities `input` (N, C, ...) at class indices `target`.

@@ -1,5 +1,5 @@
 #pragma once
-// The layers: Linear, Identity, Flatten, the activations, Dropout, the containers Sequential and
+// The layers: Linear, Identity, Flatten, Conv2d, MaxPool2d, the activations, Dropout, the containers Sequential and
 // ModuleList, and the loss modules. Each `XImpl` is wrapped into the holder `X` by TORCH_MODULE.
 #include <torch/nn/any.h>
 #include <torch/nn/cloneable.h>
@@ -55,6 +55,46 @@ class FlattenImpl : public Cloneable<FlattenImpl> {
   FlattenOptions options;
 };
 TORCH_MODULE(Flatten);
+
+// ---------------------------------------------------------------- Conv2d, MaxPool2d
+
+/// 2-D convolution with weight (out, in / groups, kH, kW) and bias (out). Default init
+/// (reset_parameters), as libtorch: W ~ kaiming_uniform_ with a = sqrt(5), i.e.
+/// U(-1/sqrt(fan_in), 1/sqrt(fan_in)) with fan_in = in / groups * kH * kW, and b from the same range.
+class Conv2dImpl : public Cloneable<Conv2dImpl> {
+ public:
+  Conv2dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray<2> kernel_size)
+      : Conv2dImpl(Conv2dOptions(in_channels, out_channels, kernel_size)) {}
+  explicit Conv2dImpl(Conv2dOptions options);
+  /// Registers fresh weight and bias and initialises them.
+  void reset() override;
+  /// Redraws weight and bias from the default distributions.
+  void reset_parameters();
+  at::Tensor forward(const at::Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+
+  Conv2dOptions options;
+  at::Tensor weight;
+  at::Tensor bias;  ///< undefined when options.bias() is false
+};
+TORCH_MODULE(Conv2d);
+
+/// 2-D max pooling (no parameters).
+class MaxPool2dImpl : public Cloneable<MaxPool2dImpl> {
+ public:
+  MaxPool2dImpl(ExpandingArray<2> kernel_size) : MaxPool2dImpl(MaxPool2dOptions(kernel_size)) {}
+  explicit MaxPool2dImpl(const MaxPool2dOptions& options_) : options(options_) {}
+  void reset() override {}
+  at::Tensor forward(const at::Tensor& input) { return functional::max_pool2d(input, options); }
+  /// The pooled values and the flat index of each maximum within its input plane.
+  std::tuple<at::Tensor, at::Tensor> forward_with_indices(const at::Tensor& input) {
+    return functional::max_pool2d_with_indices(input, options);
+  }
+  void pretty_print(std::ostream& stream) const override;
+
+  MaxPool2dOptions options;
+};
+TORCH_MODULE(MaxPool2d);
 
 // ---------------------------------------------------------------- activations
 
@@ -161,6 +201,26 @@ class DropoutImpl : public Cloneable<DropoutImpl> {
   DropoutOptions options;
 };
 TORCH_MODULE(Dropout);
+
+/// Zeroes whole channels of an (N, C, H, W) or (C, H, W) input in training (see functional::dropout2d).
+class Dropout2dImpl : public Cloneable<Dropout2dImpl> {
+ public:
+  void reset() override {}
+  explicit Dropout2dImpl(const Dropout2dOptions& options_ = {}) : options(options_) {
+    EMBER_CHECK(options.p() >= 0 && options.p() <= 1, "[Dropout2d] expected a probability p in [0, 1]; got ",
+                options.p());
+  }
+  at::Tensor forward(at::Tensor input) {
+    return functional::dropout2d(std::move(input),
+                                 functional::Dropout2dFuncOptions().p(options.p()).training(is_training()).inplace(
+                                     options.inplace()));
+  }
+  void pretty_print(std::ostream& stream) const override {
+    stream << std::boolalpha << "torch::nn::Dropout2d(p=" << options.p() << ", inplace=" << options.inplace() << ")";
+  }
+  Dropout2dOptions options;
+};
+TORCH_MODULE(Dropout2d);
 
 // ---------------------------------------------------------------- containers
 

@@ -79,6 +79,10 @@ class Tensor {
   Layout layout() const { return Layout::Strided; }
   bool is_cpu() const { return device().is_cpu(); }
   bool is_cuda() const { return device().is_cuda(); }
+  /// This tensor on the CPU (itself when it is there already), as libtorch's Tensor::cpu().
+  Tensor cpu() const;
+  /// This tensor on the current CUDA device (itself when it is there already).
+  Tensor cuda() const;
   /// A copy of this CPU tensor in page-locked host memory (the caching pinned allocator), so that
   /// non_blocking copies to a CUDA device are asynchronous. Raises without CUDA or a device.
   Tensor pin_memory(std::optional<c10::Device> device = std::nullopt) const;

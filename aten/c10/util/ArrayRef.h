@@ -31,12 +31,16 @@ class ArrayRef {
   constexpr ArrayRef(const std::array<T, N>& a) : data_(a.data()), size_(N) {}
   template <size_t N>
   constexpr ArrayRef(const T (&a)[N]) : data_(a), size_(N) {}
+#if defined(__GNUC__) && !defined(__clang__)  // a GCC-only warning; clang warns about the pragma
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
   /// Views a braced list; valid for the full expression that contains it (as in libtorch).
   constexpr ArrayRef(const std::initializer_list<T>& il)
       : data_(il.begin() == il.end() ? nullptr : il.begin()), size_(il.size()) {}
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
   constexpr const T* begin() const { return data_; }
   constexpr const T* end() const { return data_ + size_; }
