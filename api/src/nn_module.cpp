@@ -1,5 +1,6 @@
 // torch::nn::Module: registration, recursive traversal, mode, device/dtype moves and printing.
 #include <torch/nn/module.h>
+#include <torch/serialize/archive.h>
 #include <torch/csrc/autograd/variable.h>
 #include <ATen/core/GradMode.h>
 #include <cxxabi.h>
@@ -233,6 +234,85 @@ void Module::pretty_print_recursive(std::ostream& stream, const std::string& ind
 std::ostream& operator<<(std::ostream& stream, const Module& module) {
   module.pretty_print_recursive(stream, "");
   return stream;
+}
+
+// ---------------------------------------------------------------- serialization (docs/serialization.md)
+
+namespace {
+// Checks one parameter or buffer of the module against the archive (undefined ones are not saved).
+void check_entry(const std::string& name, const at::Tensor& dest, bool is_buffer,
+                 serialize::InputArchive& archive) {
+  if (!dest.defined()) return;
+  const char* kind = is_buffer ? "buffer" : "parameter";
+  const std::string full = join(archive.path(), name);
+  at::Tensor src;
+  EMBER_CHECK(archive.try_read(name, src, is_buffer), "[Module::load] the archive has no ", kind, " '", full, "'");
+  EMBER_CHECK(src.defined(), "[Module::load] ", kind, " '", full, "' is undefined in the archive");
+  EMBER_CHECK(src.sizes() == dest.sizes(), "[Module::load] ", kind, " '", full, "' has shape ", src.sizes(),
+              " in the archive, but the module expects shape ", dest.sizes());
+}
+
+// Note [Module::load checks before it copies]
+// A load that fails half-way would leave a model mixing two checkpoints. So Module::load first walks the
+// whole module tree against the archive (names, parameter/buffer kind, shapes) and only then copies. The copy
+// phase still calls each child's (virtual) load, which repeats the check of its own subtree: cheap, since the
+// archive is already decoded in memory.
+void check_loadable(const Module& module, serialize::InputArchive& archive) {
+  for (const auto& p : module.named_parameters(/*recurse=*/false)) check_entry(p.key(), p.value(), false, archive);
+  for (const auto& b : module.named_buffers(/*recurse=*/false)) check_entry(b.key(), b.value(), true, archive);
+  for (const auto& c : module.named_children()) {
+    serialize::InputArchive sub;
+    EMBER_CHECK(archive.try_read(c.key(), sub), "[Module::load] the archive has no submodule '",
+                join(archive.path(), c.key()), "'");
+    check_loadable(*c.value(), sub);
+  }
+}
+}  // namespace
+
+void Module::save(serialize::OutputArchive& archive) const {
+  for (const auto& p : parameters_)
+    if (p.value().defined()) archive.write(p.key(), p.value());
+  for (const auto& b : buffers_)
+    if (b.value().defined()) archive.write(b.key(), b.value(), /*is_buffer=*/true);
+  for (const auto& c : children_) {
+    serialize::OutputArchive sub;
+    c.value()->save(sub);
+    archive.write(c.key(), sub);
+  }
+}
+
+void Module::load(serialize::InputArchive& archive) {
+  check_loadable(*this, archive);  // See Note [Module::load checks before it copies]
+  at::NoGradGuard no_grad;
+  for (auto& p : parameters_) {
+    if (!p.value().defined()) continue;
+    at::Tensor src;
+    archive.read(p.key(), src);
+    p.value().copy_(src);
+  }
+  for (auto& b : buffers_) {
+    if (!b.value().defined()) continue;
+    at::Tensor src;
+    archive.read(b.key(), src, /*is_buffer=*/true);
+    b.value().copy_(src);
+  }
+  for (auto& c : children_) {
+    serialize::InputArchive sub;
+    archive.read(c.key(), sub);
+    c.value()->load(sub);
+  }
+}
+
+serialize::OutputArchive& operator<<(serialize::OutputArchive& archive, const std::shared_ptr<Module>& module) {
+  EMBER_CHECK(module != nullptr, "[save] expected a module, got a null pointer");
+  module->save(archive);
+  return archive;
+}
+
+serialize::InputArchive& operator>>(serialize::InputArchive& archive, const std::shared_ptr<Module>& module) {
+  EMBER_CHECK(module != nullptr, "[load] expected a module, got a null pointer");
+  module->load(archive);
+  return archive;
 }
 
 }  // namespace torch::nn

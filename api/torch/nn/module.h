@@ -12,6 +12,11 @@
 #include <string>
 #include <vector>
 
+namespace torch::serialize {
+class OutputArchive;
+class InputArchive;
+}  // namespace torch::serialize
+
 namespace torch::nn {
 
 class Module : public std::enable_shared_from_this<Module> {
@@ -69,6 +74,15 @@ class Module : public std::enable_shared_from_this<Module> {
   /// A deep copy (parameters and buffers copied, optionally onto `device`). Modules get it by
   /// deriving from Cloneable<Self> (cloneable.h); a plain Module raises.
   virtual std::shared_ptr<Module> clone(const std::optional<c10::Device>& device = std::nullopt) const;
+
+  /// Writes this module's parameters and buffers under their names, and each submodule as a nested archive
+  /// under its name (see docs/serialization.md).
+  virtual void save(serialize::OutputArchive& archive) const;
+  /// Loads what save() wrote. Every parameter, buffer and submodule must be in `archive` with the module's
+  /// shape; all of that is checked before any value is copied, so a mismatch raises c10::Error and leaves the
+  /// module untouched. Values are copied in place (the module's dtype and device are kept) without autograd
+  /// history; records the module does not have are ignored.
+  virtual void load(serialize::InputArchive& archive);
 
   /// Writes a one-line description of this module (not its children); layers override it.
   virtual void pretty_print(std::ostream& stream) const;
@@ -152,5 +166,10 @@ class Module : public std::enable_shared_from_this<Module> {
 
 /// Prints the module and its submodules, one per line, indented.
 std::ostream& operator<<(std::ostream& stream, const Module& module);
+
+/// Writes `module` into `archive` (module->save(archive)).
+serialize::OutputArchive& operator<<(serialize::OutputArchive& archive, const std::shared_ptr<Module>& module);
+/// Loads `module` from `archive` (module->load(archive)).
+serialize::InputArchive& operator>>(serialize::InputArchive& archive, const std::shared_ptr<Module>& module);
 
 }  // namespace torch::nn

@@ -17,6 +17,22 @@ struct AdagradOptions : public OptimizerCloneableOptions<AdagradOptions> {
  public:
   double get_lr() const override { return lr(); }
   void set_lr(const double lr) override { this->lr(lr); }
+  void serialize(torch::serialize::OutputArchive& archive) const override {
+    detail::write_optimizer_name(archive, "Adagrad");
+    detail::write_double(archive, "lr", lr_);
+    detail::write_double(archive, "lr_decay", lr_decay_);
+    detail::write_double(archive, "weight_decay", weight_decay_);
+    detail::write_double(archive, "initial_accumulator_value", initial_accumulator_value_);
+    detail::write_double(archive, "eps", eps_);
+  }
+  void serialize(torch::serialize::InputArchive& archive) override {
+    detail::check_optimizer_name(archive, "Adagrad");
+    lr_ = detail::read_double(archive, "lr");
+    lr_decay_ = detail::read_double(archive, "lr_decay");
+    weight_decay_ = detail::read_double(archive, "weight_decay");
+    initial_accumulator_value_ = detail::read_double(archive, "initial_accumulator_value");
+    eps_ = detail::read_double(archive, "eps");
+  }
   friend bool operator==(const AdagradOptions& a, const AdagradOptions& b) {
     return a.lr() == b.lr() && a.lr_decay() == b.lr_decay() && a.weight_decay() == b.weight_decay() &&
            a.initial_accumulator_value() == b.initial_accumulator_value() && a.eps() == b.eps();
@@ -40,6 +56,19 @@ struct AdagradOptions : public OptimizerCloneableOptions<AdagradOptions> {
 struct AdagradParamState : public OptimizerCloneableParamState<AdagradParamState> {
   TORCH_ARG(Tensor, sum);
   TORCH_ARG(int64_t, step) = 0;
+
+ public:
+  void serialize(torch::serialize::OutputArchive& archive) const override {
+    detail::write_int(archive, "step", step_);
+    detail::write_optional_tensor(archive, "sum", sum_);
+  }
+  void serialize(torch::serialize::InputArchive& archive) override {
+    step_ = detail::read_int(archive, "step");
+    detail::read_optional_tensor(archive, "sum", sum_);
+  }
+  void for_each_tensor(const std::function<void(const char*, Tensor&)>& fn) override {
+    fn("sum", sum_);
+  }
 };
 
 /// Adagrad. Per parameter p with gradient g at step t (libtorch's formulas):
@@ -60,6 +89,10 @@ class Adagrad : public Optimizer {
   }
   explicit Adagrad(std::vector<Tensor> params, AdagradOptions defaults = {})
       : Adagrad(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, std::move(defaults)) {}
+
+  std::unique_ptr<OptimizerParamState> make_param_state() const override {
+    return std::make_unique<AdagradParamState>();
+  }
 
   /// One update of every parameter with a defined gradient; returns the closure's loss (or undefined).
   Tensor step(LossClosure closure = nullptr) override {

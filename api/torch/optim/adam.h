@@ -21,6 +21,22 @@ struct AdamOptions : public OptimizerCloneableOptions<AdamOptions> {
  public:
   double get_lr() const override { return lr(); }
   void set_lr(const double lr) override { this->lr(lr); }
+  void serialize(torch::serialize::OutputArchive& archive) const override {
+    detail::write_optimizer_name(archive, "Adam");
+    detail::write_double(archive, "lr", lr_);
+    detail::write_betas(archive, "betas", betas_);
+    detail::write_double(archive, "eps", eps_);
+    detail::write_double(archive, "weight_decay", weight_decay_);
+    detail::write_bool(archive, "amsgrad", amsgrad_);
+  }
+  void serialize(torch::serialize::InputArchive& archive) override {
+    detail::check_optimizer_name(archive, "Adam");
+    lr_ = detail::read_double(archive, "lr");
+    betas_ = detail::read_betas(archive, "betas");
+    eps_ = detail::read_double(archive, "eps");
+    weight_decay_ = detail::read_double(archive, "weight_decay");
+    amsgrad_ = detail::read_bool(archive, "amsgrad");
+  }
   friend bool operator==(const AdamOptions& a, const AdamOptions& b) {
     return a.lr() == b.lr() && a.betas() == b.betas() && a.eps() == b.eps() && a.weight_decay() == b.weight_decay() &&
            a.amsgrad() == b.amsgrad();
@@ -46,6 +62,25 @@ struct AdamParamState : public OptimizerCloneableParamState<AdamParamState> {
   TORCH_ARG(Tensor, exp_avg);
   TORCH_ARG(Tensor, exp_avg_sq);
   TORCH_ARG(Tensor, max_exp_avg_sq);
+
+ public:
+  void serialize(torch::serialize::OutputArchive& archive) const override {
+    detail::write_int(archive, "step", step_);
+    detail::write_optional_tensor(archive, "exp_avg", exp_avg_);
+    detail::write_optional_tensor(archive, "exp_avg_sq", exp_avg_sq_);
+    detail::write_optional_tensor(archive, "max_exp_avg_sq", max_exp_avg_sq_);
+  }
+  void serialize(torch::serialize::InputArchive& archive) override {
+    step_ = detail::read_int(archive, "step");
+    detail::read_optional_tensor(archive, "exp_avg", exp_avg_);
+    detail::read_optional_tensor(archive, "exp_avg_sq", exp_avg_sq_);
+    detail::read_optional_tensor(archive, "max_exp_avg_sq", max_exp_avg_sq_);
+  }
+  void for_each_tensor(const std::function<void(const char*, Tensor&)>& fn) override {
+    fn("exp_avg", exp_avg_);
+    fn("exp_avg_sq", exp_avg_sq_);
+    fn("max_exp_avg_sq", max_exp_avg_sq_);
+  }
 };
 
 namespace detail {
@@ -101,6 +136,10 @@ class Adam : public Optimizer {
   }
   explicit Adam(std::vector<Tensor> params, AdamOptions defaults = {})
       : Adam(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, std::move(defaults)) {}
+
+  std::unique_ptr<OptimizerParamState> make_param_state() const override {
+    return std::make_unique<AdamParamState>();
+  }
 
   /// One update of every parameter with a defined gradient; returns the closure's loss (or undefined).
   Tensor step(LossClosure closure = nullptr) override {

@@ -18,6 +18,22 @@ struct AdamWOptions : public OptimizerCloneableOptions<AdamWOptions> {
  public:
   double get_lr() const override { return lr(); }
   void set_lr(const double lr) override { this->lr(lr); }
+  void serialize(torch::serialize::OutputArchive& archive) const override {
+    detail::write_optimizer_name(archive, "AdamW");
+    detail::write_double(archive, "lr", lr_);
+    detail::write_betas(archive, "betas", betas_);
+    detail::write_double(archive, "eps", eps_);
+    detail::write_double(archive, "weight_decay", weight_decay_);
+    detail::write_bool(archive, "amsgrad", amsgrad_);
+  }
+  void serialize(torch::serialize::InputArchive& archive) override {
+    detail::check_optimizer_name(archive, "AdamW");
+    lr_ = detail::read_double(archive, "lr");
+    betas_ = detail::read_betas(archive, "betas");
+    eps_ = detail::read_double(archive, "eps");
+    weight_decay_ = detail::read_double(archive, "weight_decay");
+    amsgrad_ = detail::read_bool(archive, "amsgrad");
+  }
   friend bool operator==(const AdamWOptions& a, const AdamWOptions& b) {
     return a.lr() == b.lr() && a.betas() == b.betas() && a.eps() == b.eps() && a.weight_decay() == b.weight_decay() &&
            a.amsgrad() == b.amsgrad();
@@ -43,6 +59,25 @@ struct AdamWParamState : public OptimizerCloneableParamState<AdamWParamState> {
   TORCH_ARG(Tensor, exp_avg);
   TORCH_ARG(Tensor, exp_avg_sq);
   TORCH_ARG(Tensor, max_exp_avg_sq);
+
+ public:
+  void serialize(torch::serialize::OutputArchive& archive) const override {
+    detail::write_int(archive, "step", step_);
+    detail::write_optional_tensor(archive, "exp_avg", exp_avg_);
+    detail::write_optional_tensor(archive, "exp_avg_sq", exp_avg_sq_);
+    detail::write_optional_tensor(archive, "max_exp_avg_sq", max_exp_avg_sq_);
+  }
+  void serialize(torch::serialize::InputArchive& archive) override {
+    step_ = detail::read_int(archive, "step");
+    detail::read_optional_tensor(archive, "exp_avg", exp_avg_);
+    detail::read_optional_tensor(archive, "exp_avg_sq", exp_avg_sq_);
+    detail::read_optional_tensor(archive, "max_exp_avg_sq", max_exp_avg_sq_);
+  }
+  void for_each_tensor(const std::function<void(const char*, Tensor&)>& fn) override {
+    fn("exp_avg", exp_avg_);
+    fn("exp_avg_sq", exp_avg_sq_);
+    fn("max_exp_avg_sq", max_exp_avg_sq_);
+  }
 };
 
 /// AdamW: p *= 1 - lr * weight_decay, then Adam's moment step (see Adam) without L2 term in the gradient.
@@ -54,6 +89,10 @@ class AdamW : public Optimizer {
   }
   explicit AdamW(std::vector<Tensor> params, AdamWOptions defaults = {})
       : AdamW(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, std::move(defaults)) {}
+
+  std::unique_ptr<OptimizerParamState> make_param_state() const override {
+    return std::make_unique<AdamWParamState>();
+  }
 
   /// One update of every parameter with a defined gradient; returns the closure's loss (or undefined).
   Tensor step(LossClosure closure = nullptr) override {

@@ -9,9 +9,12 @@
 #include <ATen/core/GradMode.h>
 #include <c10/util/Exception.h>
 #include <torch/arg.h>
+#include <torch/serialize/archive.h>
 
 #include <functional>
 #include <memory>
+#include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -30,6 +33,13 @@ class OptimizerParamState {
   virtual ~OptimizerParamState() = default;
   /// A deep-enough copy of this state, of the derived type.
   virtual std::unique_ptr<OptimizerParamState> clone() const { return std::make_unique<OptimizerParamState>(*this); }
+  /// Writes this state's fields into `archive` (each optimizer's state overrides it; the base raises).
+  virtual void serialize(torch::serialize::OutputArchive& archive) const;
+  /// Reads the fields that serialize(OutputArchive&) wrote.
+  virtual void serialize(torch::serialize::InputArchive& archive);
+  /// Calls `fn` on each tensor field (name, tensor; undefined ones too). Optimizer::load uses it to check the
+  /// shapes against the parameter and to move the tensors to the parameter's device.
+  virtual void for_each_tensor(const std::function<void(const char*, Tensor&)>& fn) { (void)fn; }
 };
 
 /// CRTP helper: gives a derived state class its clone().
@@ -66,6 +76,10 @@ class OptimizerOptions {
     EMBER_CHECK(false, "[optim] set_lr: these optimizer options have no learning rate (a derived options class must "
                 "override set_lr)");
   }
+  /// Writes the options (with the optimizer's name, checked on reading) into `archive`; the base raises.
+  virtual void serialize(torch::serialize::OutputArchive& archive) const;
+  /// Reads the options that serialize(OutputArchive&) wrote.
+  virtual void serialize(torch::serialize::InputArchive& archive);
 
  protected:
   friend class Optimizer;
@@ -213,7 +227,19 @@ class Optimizer {
   StateMap& state() noexcept { return state_; }
   const StateMap& state() const noexcept { return state_; }
 
+  /// Writes every group's options and parameter count and the state of each parameter (keyed by its position
+  /// over all groups) into `archive` (docs/serialization.md).
+  virtual void save(torch::serialize::OutputArchive& archive) const;
+  /// Restores what save() wrote into an optimizer over parameters of the same number, grouping and shapes.
+  /// Everything is read and checked first, so a mismatch raises c10::Error and leaves the optimizer as it was;
+  /// state tensors go to their parameter's device.
+  virtual void load(torch::serialize::InputArchive& archive);
+
  protected:
+  /// A fresh state object of this optimizer's state type, for load(); nullptr (the default) means the
+  /// optimizer cannot load state.
+  virtual std::unique_ptr<OptimizerParamState> make_param_state() const { return nullptr; }
+
   // Runs the closure of step() with grad mode on (the step itself runs under NoGradGuard).
   static Tensor evaluate_closure(const LossClosure& closure) {
     if (!closure) return Tensor();
@@ -238,5 +264,29 @@ class Optimizer {
   StateMap state_;
   std::unique_ptr<OptimizerOptions> defaults_;
 };
+
+/// Writes `optimizer` into `archive` (optimizer.save(archive)).
+serialize::OutputArchive& operator<<(serialize::OutputArchive& archive, const Optimizer& optimizer);
+/// Loads `optimizer` from `archive` (optimizer.load(archive)).
+serialize::InputArchive& operator>>(serialize::InputArchive& archive, Optimizer& optimizer);
+
+namespace detail {
+// Scalars and names in optimizer archives are stored as 0-dim tensors (float64, int64, bool) and uint8
+// vectors; these write them and read them back with a type check.
+void write_double(serialize::OutputArchive& archive, const std::string& key, double value);
+double read_double(serialize::InputArchive& archive, const std::string& key);
+void write_int(serialize::OutputArchive& archive, const std::string& key, int64_t value);
+int64_t read_int(serialize::InputArchive& archive, const std::string& key);
+void write_bool(serialize::OutputArchive& archive, const std::string& key, bool value);
+bool read_bool(serialize::InputArchive& archive, const std::string& key);
+void write_betas(serialize::OutputArchive& archive, const std::string& key, const std::tuple<double, double>& betas);
+std::tuple<double, double> read_betas(serialize::InputArchive& archive, const std::string& key);
+/// Writes `name` under the key "optimizer"; check_optimizer_name raises unless the archive holds `name`.
+void write_optimizer_name(serialize::OutputArchive& archive, const std::string& name);
+void check_optimizer_name(serialize::InputArchive& archive, const std::string& name);
+/// A state tensor: written when defined, read back if present (else left undefined).
+void write_optional_tensor(serialize::OutputArchive& archive, const std::string& key, const Tensor& tensor);
+void read_optional_tensor(serialize::InputArchive& archive, const std::string& key, Tensor& tensor);
+}  // namespace detail
 
 }  // namespace torch::optim

@@ -18,6 +18,24 @@ struct RMSpropOptions : public OptimizerCloneableOptions<RMSpropOptions> {
  public:
   double get_lr() const override { return lr(); }
   void set_lr(const double lr) override { this->lr(lr); }
+  void serialize(torch::serialize::OutputArchive& archive) const override {
+    detail::write_optimizer_name(archive, "RMSprop");
+    detail::write_double(archive, "lr", lr_);
+    detail::write_double(archive, "alpha", alpha_);
+    detail::write_double(archive, "eps", eps_);
+    detail::write_double(archive, "weight_decay", weight_decay_);
+    detail::write_double(archive, "momentum", momentum_);
+    detail::write_bool(archive, "centered", centered_);
+  }
+  void serialize(torch::serialize::InputArchive& archive) override {
+    detail::check_optimizer_name(archive, "RMSprop");
+    lr_ = detail::read_double(archive, "lr");
+    alpha_ = detail::read_double(archive, "alpha");
+    eps_ = detail::read_double(archive, "eps");
+    weight_decay_ = detail::read_double(archive, "weight_decay");
+    momentum_ = detail::read_double(archive, "momentum");
+    centered_ = detail::read_bool(archive, "centered");
+  }
   friend bool operator==(const RMSpropOptions& a, const RMSpropOptions& b) {
     return a.lr() == b.lr() && a.alpha() == b.alpha() && a.eps() == b.eps() && a.weight_decay() == b.weight_decay() &&
            a.momentum() == b.momentum() && a.centered() == b.centered();
@@ -44,6 +62,25 @@ struct RMSpropParamState : public OptimizerCloneableParamState<RMSpropParamState
   TORCH_ARG(Tensor, square_avg);
   TORCH_ARG(Tensor, momentum_buffer);
   TORCH_ARG(Tensor, grad_avg);
+
+ public:
+  void serialize(torch::serialize::OutputArchive& archive) const override {
+    detail::write_int(archive, "step", step_);
+    detail::write_optional_tensor(archive, "square_avg", square_avg_);
+    detail::write_optional_tensor(archive, "momentum_buffer", momentum_buffer_);
+    detail::write_optional_tensor(archive, "grad_avg", grad_avg_);
+  }
+  void serialize(torch::serialize::InputArchive& archive) override {
+    step_ = detail::read_int(archive, "step");
+    detail::read_optional_tensor(archive, "square_avg", square_avg_);
+    detail::read_optional_tensor(archive, "momentum_buffer", momentum_buffer_);
+    detail::read_optional_tensor(archive, "grad_avg", grad_avg_);
+  }
+  void for_each_tensor(const std::function<void(const char*, Tensor&)>& fn) override {
+    fn("square_avg", square_avg_);
+    fn("momentum_buffer", momentum_buffer_);
+    fn("grad_avg", grad_avg_);
+  }
 };
 
 /// RMSprop. Per parameter p with gradient g (libtorch's formulas):
@@ -61,6 +98,10 @@ class RMSprop : public Optimizer {
   }
   explicit RMSprop(std::vector<Tensor> params, RMSpropOptions defaults = {})
       : RMSprop(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, std::move(defaults)) {}
+
+  std::unique_ptr<OptimizerParamState> make_param_state() const override {
+    return std::make_unique<RMSpropParamState>();
+  }
 
   /// One update of every parameter with a defined gradient; returns the closure's loss (or undefined).
   Tensor step(LossClosure closure = nullptr) override {

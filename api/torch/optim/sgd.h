@@ -17,6 +17,22 @@ struct SGDOptions : public OptimizerCloneableOptions<SGDOptions> {
  public:
   double get_lr() const override { return lr(); }
   void set_lr(const double lr) override { this->lr(lr); }
+  void serialize(torch::serialize::OutputArchive& archive) const override {
+    detail::write_optimizer_name(archive, "SGD");
+    detail::write_double(archive, "lr", lr_);
+    detail::write_double(archive, "momentum", momentum_);
+    detail::write_double(archive, "dampening", dampening_);
+    detail::write_double(archive, "weight_decay", weight_decay_);
+    detail::write_bool(archive, "nesterov", nesterov_);
+  }
+  void serialize(torch::serialize::InputArchive& archive) override {
+    detail::check_optimizer_name(archive, "SGD");
+    lr_ = detail::read_double(archive, "lr");
+    momentum_ = detail::read_double(archive, "momentum");
+    dampening_ = detail::read_double(archive, "dampening");
+    weight_decay_ = detail::read_double(archive, "weight_decay");
+    nesterov_ = detail::read_bool(archive, "nesterov");
+  }
   friend bool operator==(const SGDOptions& a, const SGDOptions& b) {
     return a.lr() == b.lr() && a.momentum() == b.momentum() && a.dampening() == b.dampening() &&
            a.weight_decay() == b.weight_decay() && a.nesterov() == b.nesterov();
@@ -39,6 +55,17 @@ struct SGDOptions : public OptimizerCloneableOptions<SGDOptions> {
 /// SGD's per-parameter state: the momentum buffer (only when momentum != 0).
 struct SGDParamState : public OptimizerCloneableParamState<SGDParamState> {
   TORCH_ARG(Tensor, momentum_buffer);
+
+ public:
+  void serialize(torch::serialize::OutputArchive& archive) const override {
+    detail::write_optional_tensor(archive, "momentum_buffer", momentum_buffer_);
+  }
+  void serialize(torch::serialize::InputArchive& archive) override {
+    detail::read_optional_tensor(archive, "momentum_buffer", momentum_buffer_);
+  }
+  void for_each_tensor(const std::function<void(const char*, Tensor&)>& fn) override {
+    fn("momentum_buffer", momentum_buffer_);
+  }
 };
 
 /// Stochastic gradient descent. Per parameter p with gradient g (libtorch's order):
@@ -57,6 +84,10 @@ class SGD : public Optimizer {
   }
   explicit SGD(std::vector<Tensor> params, SGDOptions defaults)
       : SGD(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, std::move(defaults)) {}
+
+  std::unique_ptr<OptimizerParamState> make_param_state() const override {
+    return std::make_unique<SGDParamState>();
+  }
 
   /// One update of every parameter with a defined gradient; returns the closure's loss (or undefined).
   Tensor step(LossClosure closure = nullptr) override {
