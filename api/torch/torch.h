@@ -6,6 +6,7 @@
 #include <ATen/core/GradMode.h>
 #include <torch/autograd.h>
 #include <torch/nn.h>
+#include <torch/data.h>
 
 namespace torch {
 using namespace at;  // torch::Tensor, torch::zeros, torch::kFloat, ...
@@ -25,3 +26,4 @@ constexpr auto kUInt8 = at::kByte;
 namespace indexing = at::indexing;
 }  // namespace torch
 #include <torch/optim.h>
+#include <torch/serialize.h>

@@ -1,0 +1,8 @@
+#pragma once
+// torch::data: datasets, transforms, samplers and the (multi-threaded) DataLoader of libtorch's C++ frontend.
+// See docs/data.md.
+#include <torch/data/example.h>
+#include <torch/data/datasets.h>
+#include <torch/data/transforms.h>
+#include <torch/data/samplers.h>
+#include <torch/data/dataloader.h>
