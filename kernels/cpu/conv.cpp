@@ -311,9 +311,7 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_cpu(const Tensor& grad_o
       conv_utils::check_conv2d("convolution_backward", input, weight, std::nullopt, stride, padding, dilation, transposed, groups);
   check_cpu("convolution_backward", {&grad_output, &input, &weight});
   check_dtype("convolution_backward", input);
-  EMBER_CHECK(grad_output.sizes() == IntArrayRef({g.N, g.O, g.OH, g.OW}) && grad_output.scalar_type() == input.scalar_type(),
-              "[convolution_backward] expected grad_output of shape [", g.N, ", ", g.O, ", ", g.OH, ", ", g.OW, "] and dtype ",
-              c10::dtypeName(input.scalar_type()), "; got ", matmul_utils::describe(grad_output));
+  conv_utils::check_conv2d_grad_output("convolution_backward", grad_output, input, g);
   const Tensor gy = grad_output.contiguous();
   Tensor gx, gw, gb;
   const bool empty = gy.numel() == 0 || input.numel() == 0;

@@ -76,12 +76,6 @@ void max_pool_backward(const Pool2dGeometry& g, const T* gy, const int64_t* ind,
   }
 }
 
-std::vector<int64_t> pooled_shape(const Tensor& self, const Pool2dGeometry& g) {
-  std::vector<int64_t> s = self.sizes().vec();
-  s[s.size() - 2] = g.OH;
-  s[s.size() - 1] = g.OW;
-  return s;
-}
 
 }  // namespace
 
@@ -91,7 +85,7 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices_cpu(const Tensor& self, IntAr
       conv_utils::check_max_pool2d("max_pool2d_with_indices", self, kernel_size, stride, padding, dilation, ceil_mode);
   EMBER_CHECK(self.is_cpu(), "[max_pool2d_with_indices] expected a CPU tensor; got one on ", self.device());
   const Tensor x = self.contiguous();
-  const auto shape = pooled_shape(self, g);
+  const auto shape = conv_utils::pooled_shape(self, g);
   Tensor y = at::empty(shape, self.options());
   Tensor ind = at::empty(shape, self.options().dtype(kLong));
   AT_DISPATCH_ALL_TYPES(x.scalar_type(), "max_pool2d_with_indices", [&] {
@@ -106,13 +100,7 @@ Tensor max_pool2d_with_indices_backward_cpu(const Tensor& grad_output, const Ten
   const char* op = "max_pool2d_with_indices_backward";
   const Pool2dGeometry g = conv_utils::check_max_pool2d(op, self, kernel_size, stride, padding, dilation, ceil_mode);
   EMBER_CHECK(self.is_cpu() && grad_output.is_cpu() && indices.is_cpu(), "[", op, "] expected CPU tensors");
-  const auto shape = pooled_shape(self, g);
-  EMBER_CHECK(grad_output.sizes() == IntArrayRef(shape) && indices.sizes() == IntArrayRef(shape), "[", op,
-              "] expected grad_output and indices of the pooled shape ", IntArrayRef(shape), "; got grad_output ",
-              grad_output.sizes(), ", indices ", indices.sizes());
-  EMBER_CHECK(grad_output.scalar_type() == self.scalar_type(), "[", op, "] expected grad_output of the input's dtype (",
-              c10::dtypeName(self.scalar_type()), "); got ", c10::dtypeName(grad_output.scalar_type()));
-  EMBER_CHECK(indices.scalar_type() == kLong, "[", op, "] expected int64 indices; got ", c10::dtypeName(indices.scalar_type()));
+  conv_utils::check_max_pool2d_backward(op, grad_output, self, indices, g);
   const Tensor gy = grad_output.contiguous(), ind = indices.contiguous();
   Tensor gx = at::zeros(self.sizes(), self.options());
   AT_DISPATCH_ALL_TYPES(self.scalar_type(), op, [&] {

@@ -376,9 +376,7 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_cuda(const Tensor& grad_
   EMBER_CHECK(input.is_cuda(), "[", op, "] expected a CUDA input; got one on ", input.device());
   check_cuda(op, {&grad_output, &weight}, input);
   (void)data_type(input.scalar_type());
-  EMBER_CHECK(grad_output.sizes() == IntArrayRef({g.N, g.O, g.OH, g.OW}) && grad_output.scalar_type() == input.scalar_type(),
-              "[", op, "] expected grad_output of shape [", g.N, ", ", g.O, ", ", g.OH, ", ", g.OW, "] and dtype ",
-              c10::dtypeName(input.scalar_type()), "; got ", matmul_utils::describe(grad_output));
+  conv_utils::check_conv2d_grad_output(op, grad_output, input, g);
   ember::cuda::DeviceGuard guard(input.device().index());
   const Tensor gy = grad_output.contiguous();
   Tensor gx, gw, gb;

@@ -102,12 +102,6 @@ unsigned blocks_for(int64_t total) {
   return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(want, 64 * static_cast<int64_t>(ember::cuda::sm_count()))));
 }
 
-std::vector<int64_t> pooled_shape(const Tensor& self, const Pool2dGeometry& g) {
-  std::vector<int64_t> s = self.sizes().vec();
-  s[s.size() - 2] = g.OH;
-  s[s.size() - 1] = g.OW;
-  return s;
-}
 
 template <typename T>
 using acc_of = std::conditional_t<std::is_same_v<T, c10::Half> || std::is_same_v<T, c10::BFloat16>, float, T>;
@@ -121,7 +115,7 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices_cuda(const Tensor& self, IntA
   EMBER_CHECK(self.is_cuda(), "[", op, "] expected a CUDA tensor; got one on ", self.device());
   ember::cuda::DeviceGuard guard(self.device().index());
   const Tensor x = self.contiguous();
-  const auto shape = pooled_shape(self, g);
+  const auto shape = conv_utils::pooled_shape(self, g);
   Tensor y = at::empty(shape, self.options());
   Tensor ind = at::empty(shape, self.options().dtype(kLong));
   const int64_t total = y.numel();
@@ -148,13 +142,7 @@ Tensor max_pool2d_with_indices_backward_cuda(const Tensor& grad_output, const Te
   EMBER_CHECK(self.is_cuda() && grad_output.device() == self.device() && indices.device() == self.device(), "[", op,
               "] expected grad_output, self and indices on one CUDA device; got ", grad_output.device(), ", ", self.device(), ", ",
               indices.device());
-  const auto shape = pooled_shape(self, g);
-  EMBER_CHECK(grad_output.sizes() == IntArrayRef(shape) && indices.sizes() == IntArrayRef(shape), "[", op,
-              "] expected grad_output and indices of the pooled shape ", IntArrayRef(shape), "; got grad_output ",
-              grad_output.sizes(), ", indices ", indices.sizes());
-  EMBER_CHECK(grad_output.scalar_type() == self.scalar_type(), "[", op, "] expected grad_output of the input's dtype (",
-              c10::dtypeName(self.scalar_type()), "); got ", c10::dtypeName(grad_output.scalar_type()));
-  EMBER_CHECK(indices.scalar_type() == kLong, "[", op, "] expected int64 indices; got ", c10::dtypeName(indices.scalar_type()));
+  conv_utils::check_max_pool2d_backward(op, grad_output, self, indices, g);
   ember::cuda::DeviceGuard guard(self.device().index());
   const Tensor gy = grad_output.contiguous(), ind = indices.contiguous();
   Tensor gx = at::empty(self.sizes(), self.options());

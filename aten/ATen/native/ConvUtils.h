@@ -7,6 +7,7 @@
 #include <ATen/native/MatmulUtils.h>
 #include <array>
 #include <cstdint>
+#include <vector>
 
 namespace at::native::conv_utils {
 
@@ -119,6 +120,34 @@ inline Pool2dGeometry check_max_pool2d(const char* op, const Tensor& self, IntAr
   EMBER_CHECK(g.OH > 0 && g.OW > 0, "[", op, "] expected an output size of at least 1; input ", describe(self), " with kernel_size ",
               kernel_size, ", padding ", padding, ", dilation ", dilation, " gives ", g.OH, " x ", g.OW);
   return g;
+}
+
+/// The shape max pooling gives `self`: its sizes with the last two replaced by (OH, OW).
+inline std::vector<int64_t> pooled_shape(const Tensor& self, const Pool2dGeometry& g) {
+  std::vector<int64_t> s = self.sizes().vec();
+  s[s.size() - 2] = g.OH;
+  s[s.size() - 1] = g.OW;
+  return s;
+}
+
+/// Checks the gradient and indices given to max_pool2d_with_indices_backward (device checks are
+/// the kernels' own).
+inline void check_max_pool2d_backward(const char* op, const Tensor& grad_output, const Tensor& self, const Tensor& indices,
+                                      const Pool2dGeometry& g) {
+  const auto shape = pooled_shape(self, g);
+  EMBER_CHECK(grad_output.sizes() == IntArrayRef(shape) && indices.sizes() == IntArrayRef(shape), "[", op,
+              "] expected grad_output and indices of the pooled shape ", IntArrayRef(shape), "; got grad_output ",
+              grad_output.sizes(), ", indices ", indices.sizes());
+  EMBER_CHECK(grad_output.scalar_type() == self.scalar_type(), "[", op, "] expected grad_output of the input's dtype (",
+              c10::dtypeName(self.scalar_type()), "); got ", c10::dtypeName(grad_output.scalar_type()));
+  EMBER_CHECK(indices.scalar_type() == kLong, "[", op, "] expected int64 indices; got ", c10::dtypeName(indices.scalar_type()));
+}
+
+/// Checks convolution_backward's grad_output against the forward's output shape and dtype.
+inline void check_conv2d_grad_output(const char* op, const Tensor& grad_output, const Tensor& input, const Conv2dGeometry& g) {
+  EMBER_CHECK(grad_output.sizes() == IntArrayRef({g.N, g.O, g.OH, g.OW}) && grad_output.scalar_type() == input.scalar_type(),
+              "[", op, "] expected grad_output of shape [", g.N, ", ", g.O, ", ", g.OH, ", ", g.OW, "] and dtype ",
+              c10::dtypeName(input.scalar_type()), "; got ", matmul_utils::describe(grad_output));
 }
 
 }  // namespace at::native::conv_utils
