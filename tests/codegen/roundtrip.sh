@@ -1,38 +1,20 @@
 #!/usr/bin/env bash
 # The "add an op by editing YAML only" round trip, for real:
-#  1. append a new pointwise op (YAML only, no C++) to a copy of ops.yaml,
-#  2. configure + build libember from it in a scratch build dir,
-#  3. compile and run the generated tests for the new op, and a driver that calls it as a
-#     function, a method, in place and with out=,
-#  4. edit only that op's expression and check that ninja rebuilds only that op's kernel file
-#     (printing the incremental rebuild time).
-# Usage: roundtrip.sh SOURCE_DIR WORK_DIR
+#  1. tests/scratch/build.sh (a ctest fixture) appended a new pointwise op (YAML only, no C++) to
+#     a copy of ops.yaml and built libember from it in a scratch build dir (with ThreadSanitizer,
+#     because autograd.threads_tsan shares that build);
+#  2. compile and run the generated tests for the new op, and a driver that calls it as a
+#     function, a method, in place and with out=;
+#  3. edit only that op's expression and check that ninja rebuilds only that op's kernel file
+#     (printing the incremental rebuild time). ctest runs this after autograd.threads_tsan, which
+#     links against the same library.
+# Usage: roundtrip.sh SOURCE_DIR WORK_DIR   (WORK_DIR as given to tests/scratch/build.sh)
 set -euo pipefail
 SRC=$(cd "$1" && pwd)
 WORK=$2
-mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
-cp "$SRC/ops.yaml" "$WORK/ops.yaml"
-cat >> "$WORK/ops.yaml" <<'YAML'
-
-# ---------------------------------------------------------------- added by tests/codegen/roundtrip.sh
-- func: roundtrip_cube(Tensor self, *, Scalar scale=1) -> Tensor
-  variants: function, method
-  family: roundtrip
-  pointwise: scale * self * self * self
-  dtypes: floating
-  golden: "a user's own op: libtorch has no roundtrip_cube to record"
-  samples:
-    - {self: [3, 4]}
-    - {self: [2, 1, 3], scale: 0.5}
-    - {self: {shape: [4, 5], layout: transposed}, dtype: float64}
-YAML
 B="$WORK/build"
-# -O0 without debug info: this checks what the generator emits, not speed, and a full unoptimised
-# build of libember takes about half the time of the optimised one (CI builds it from cold).
-cmake -S "$SRC" -B "$B" -G Ninja -DEMBER_OPS_YAML="$WORK/ops.yaml" -DEMBER_CUDA=OFF -DEMBER_BUILD_TESTS=OFF \
-  -DEMBER_BUILD_EXAMPLES=OFF -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O0 >/dev/null
-ninja -C "$B" ember >/dev/null
+test -f "$B/libember.so" || { echo "roundtrip: no scratch build in $B (tests/scratch/build.sh)"; exit 1; }
 python3 "$SRC/codegen/gen.py" --ops "$WORK/ops.yaml" --out "$WORK/gen-tests" --tests >/dev/null
 test -f "$WORK/gen-tests/tests/ops_roundtrip.cpp"
 
@@ -62,12 +44,12 @@ int main() {
 }
 CPP
 INC=(-I"$SRC/aten" -I"$SRC/api" -I"$SRC/autograd/include" -I"$B/generated/include" -I"$SRC/tests")
-g++ -std=c++20 -O1 "${INC[@]}" "$WORK/driver.cpp" -L"$B" -lember -Wl,-rpath,"$B" -o "$WORK/driver"
-"$WORK/driver"
-g++ -std=c++20 -O1 "${INC[@]}" -DEMBER_GOLDEN_FILE="\"$SRC/tests/golden/ops.golden\"" "$SRC/tests/main.cpp" \
+g++ -std=c++20 -O1 -fsanitize=thread "${INC[@]}" "$WORK/driver.cpp" -L"$B" -lember -Wl,-rpath,"$B" -o "$WORK/driver"
+OMP_NUM_THREADS=1 "$WORK/driver"
+g++ -std=c++20 -O1 -fsanitize=thread "${INC[@]}" -DEMBER_GOLDEN_FILE="\"$SRC/tests/golden/ops.golden\"" "$SRC/tests/main.cpp" \
   "$SRC/tests/op_test_util.cpp" "$WORK/gen-tests/tests/ops_roundtrip.cpp" "$WORK/gen-tests/tests/cuda_gaps.cpp" \
   -L"$B" -lember -Wl,-rpath,"$B" -o "$WORK/roundtrip_tests"
-"$WORK/roundtrip_tests"
+OMP_NUM_THREADS=1 "$WORK/roundtrip_tests"
 
 # Edit only this op's expression: only its kernel file may rebuild.
 sed -i 's/pointwise: scale \* self \* self \* self/pointwise: scale * (self * self) * self/' "$WORK/ops.yaml"

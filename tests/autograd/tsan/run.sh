@@ -1,15 +1,12 @@
 #!/usr/bin/env bash
-# Multithreaded backward under ThreadSanitizer: builds libember with -fsanitize=thread in a scratch
-# build dir (CPU only, -O0: the build dominates the time, the run is short), then runs threads_main.cpp. OMP_NUM_THREADS=1: libgomp is not instrumented.
-# Usage: run.sh SOURCE_DIR WORK_DIR
+# Multithreaded backward under ThreadSanitizer: runs threads_main.cpp against the scratch libember
+# that tests/scratch/build.sh built with -fsanitize=thread (a ctest fixture shared with
+# codegen.roundtrip). OMP_NUM_THREADS=1: libgomp is not instrumented.
+# Usage: run.sh SOURCE_DIR WORK_DIR   (WORK_DIR as given to tests/scratch/build.sh)
 set -euo pipefail
 SRC=$(cd "$1" && pwd)
-mkdir -p "$2"
 W=$(cd "$2" && pwd)
-cmake -S "$SRC" -B "$W/build" -G Ninja -DEMBER_CUDA=OFF -DEMBER_BUILD_TESTS=OFF -DEMBER_BUILD_EXAMPLES=OFF \
-  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" -DCMAKE_CXX_FLAGS="-fsanitize=thread" \
-  -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=thread" >/dev/null
-ninja -C "$W/build" ember >/dev/null
+test -f "$W/build/libember.so" || { echo "threads_tsan: no scratch build in $W/build (tests/scratch/build.sh)"; exit 1; }
 g++ -std=c++20 -O1 -g -fsanitize=thread -I"$SRC/aten" -I"$SRC/api" -I"$SRC/autograd/include" -I"$W/build/generated/include" \
   "$SRC/tests/autograd/tsan/threads_main.cpp" -L"$W/build" -lember -Wl,-rpath,"$W/build" -o "$W/threads_main"
 OMP_NUM_THREADS=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" "$W/threads_main"
