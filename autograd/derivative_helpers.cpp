@@ -509,4 +509,40 @@ at::Tensor gelu_tanh_backward(const at::Tensor& grad, const at::Tensor& self) {
   return grad * ((t + 1) * 0.5 + self * (1 - t * t) * du * 0.5);
 }
 
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_backward(const at::Tensor& grad, const at::Tensor& input,
+                                                                   const at::Tensor& weight, const at::Tensor& save_mean,
+                                                                   const at::Tensor& save_invstd, double eps,
+                                                                   std::array<bool, 3> grad_input_mask) {
+  if (!grad.defined()) return {};
+  const int64_t dim = input.dim(), channels = input.size(1);
+  std::vector<int64_t> dims{0};  // every dim but the channels
+  for (int64_t d = 2; d < dim; ++d) dims.push_back(d);
+  std::vector<int64_t> shape(static_cast<size_t>(dim), 1);  // broadcasts a per-channel vector
+  shape[1] = channels;
+  at::Tensor mean = save_mean, invstd = save_invstd;
+  if (at::GradMode::is_enabled()) {
+    mean = input.mean(dims);
+    invstd = at::var(input, dims, /*unbiased=*/false).add(eps).rsqrt();
+  }
+  // With c = x - mean, xhat = c * invstd, scale = invstd * weight and n values per channel:
+  //   d/dbias = sum(grad), d/dweight = sum(grad * xhat) = invstd * sum(grad * c),
+  //   d/dx = scale * (grad - sum(grad) / n - c * invstd^2 * sum(grad * c) / n),
+  // evaluated as grad * k1 + c * k2 + k3 with per-channel k: few passes over the full tensors.
+  const at::Tensor centered = input - mean.reshape(shape);
+  const at::Tensor grad_bias = grad.sum(dims);
+  const at::Tensor dot = (grad * centered).sum(dims);
+  const at::Tensor grad_weight = dot * invstd;
+  at::Tensor grad_input;
+  if (grad_input_mask[0]) {
+    const double n = static_cast<double>(input.numel() / std::max<int64_t>(channels, 1));
+    const at::Tensor scale = weight.defined() ? invstd * weight : invstd;
+    const at::Tensor k_shift = (scale * grad_bias * (-1.0 / n)).reshape(shape);
+    const at::Tensor k_centered = (scale * invstd * invstd * dot * (-1.0 / n)).reshape(shape);
+    grad_input = at::addcmul(at::addcmul(k_shift, grad, scale.reshape(shape)), centered, k_centered);
+  }
+  return {grad_input, grad_input_mask[1] && weight.defined() ? grad_weight : at::Tensor(),
+          grad_input_mask[2] ? grad_bias : at::Tensor()};
+}
+
 }  // namespace torch::autograd::formulas

@@ -6,6 +6,7 @@
 #include <ATen/core/GradMode.h>
 #include <torch/autograd.h>
 #include <torch/nn.h>
+#include <torch/nn/normalization.h>
 #include <torch/data.h>
 
 namespace torch {

@@ -7,6 +7,10 @@ namespace at::native {
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
               IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  EMBER_CHECK(input.dim() == 3 || input.dim() == 4, "[conv2d] expected a 3-D (C, H, W) or 4-D (N, C, H, W) input; got input ",
+              input.sizes());
+  // An unbatched image is a batch of one.
+  if (input.dim() == 3) return at::native::conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0);
   // Checked here too, so that mistakes are reported under the name the user called.
   conv_utils::check_conv2d("conv2d", input, weight, bias, stride, padding, dilation, false, groups);
   return at::convolution(input, weight, bias, stride, padding, dilation, false, std::vector<int64_t>{0, 0}, groups);

@@ -51,6 +51,11 @@ Tensor repeat_interleave_self_int(const Tensor& self, int64_t repeats, std::opti
   return x.unsqueeze(d + 1).expand(expanded).reshape(merged);
 }
 
+Tensor repeat_interleave_Tensor(const Tensor& repeats, std::optional<int64_t> output_size) {
+  EMBER_CHECK(repeats.dim() == 1, "[repeat_interleave] expected 1-dim repeats; got ", repeats.dim(), " dims");
+  return repeat_interleave_self_Tensor(at::arange(repeats.size(0), repeats.options()), repeats, 0, output_size);
+}
+
 Tensor repeat_interleave_self_Tensor(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim,
                                      std::optional<int64_t> output_size) {
   EMBER_CHECK(!at::isFloatingType(repeats.scalar_type()) && repeats.scalar_type() != kBool,

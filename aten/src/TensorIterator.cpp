@@ -114,6 +114,9 @@ void TensorIter::build_pointwise(const PointwiseSpec& spec, Tensor* out, std::in
     EMBER_CHECK(out->device() == dev, "[", name, "] expected out on ", dev, "; got out on ", out->device());
     EMBER_CHECK(can_cast(result, out->scalar_type()), "[", name, "] expected an output dtype that the result dtype ",
                 c10::toString(result), " can be cast to; got output dtype ", c10::toString(out->scalar_type()));
+    // The out tensor as given, before any resize: an expanded out is refused even when the result
+    // is empty (libtorch checks it there too).
+    at::check_no_internal_overlap(*out, name);
     bool inplace = false;
     for (const Tensor* t : inputs) inplace = inplace || t->is_same(*out);
     if (inplace) {
@@ -122,7 +125,6 @@ void TensorIter::build_pointwise(const PointwiseSpec& spec, Tensor* out, std::in
     } else if (out->sizes() != shape) {
       out->resize_(shape);
     }
-    at::check_no_internal_overlap(*out, name);
     // Write straight into `out` when the dtype matches. An input that partly overlaps the output
     // is an error (as in libtorch); one whose overlap is too costly to decide is read from a
     // copy of the result instead, so the answer never depends on the visiting order.

@@ -135,7 +135,7 @@ Tensor& scatter_add_cpu_(Tensor& self, int64_t dim, const Tensor& index, const T
 
 // ---------------------------------------------------------------- masked_fill_ / masked_select
 Tensor& masked_fill_cpu_(Tensor& self, const Tensor& mask, const Scalar& value) {
-  check_masked_fill(self, mask);
+  check_masked_fill(self, mask, value);
   if (self.numel() == 0) return self;
   Tensor m = mask.expand(self.sizes());
   ember::TensorIter it;

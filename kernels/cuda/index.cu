@@ -443,7 +443,7 @@ Tensor& scatter_add_cuda_(Tensor& self, int64_t dim, const Tensor& index, const 
 }
 
 Tensor& masked_fill_cuda_(Tensor& self, const Tensor& mask, const Scalar& value) {
-  index_detail::check_masked_fill(self, mask);
+  index_detail::check_masked_fill(self, mask, value);
   check_same_device("masked_fill_", self, mask.dim() == 0 && mask.is_cpu() ? self : mask, "mask");
   if (self.numel() == 0) return self;
   ::ember::cuda::DeviceGuard guard(self.device().index());

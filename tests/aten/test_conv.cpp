@@ -128,7 +128,15 @@ TEST_CASE("conv2d float64 (direct loops) against the reference", "[conv]") {
 
 TEST_CASE("conv2d argument errors", "[conv]") {
   auto w = torch::ones({4, 3, 3, 3});
-  CHECK_THROWS_WITH(torch::conv2d(torch::ones({2, 3, 5}), w), Catch::Contains("[conv2d] expected a 4-D input"));
+  CHECK_THROWS_WITH(torch::conv2d(torch::ones({3, 5}), w),
+                    Catch::Contains("[conv2d] expected a 3-D (C, H, W) or 4-D (N, C, H, W) input; got input [3, 5]"));
+  CHECK_THROWS_WITH(torch::conv2d(torch::ones({1, 1, 3, 5, 5}), w), Catch::Contains("[conv2d] expected a 3-D (C, H, W) or 4-D"));
+  // An unbatched (C, H, W) image is a batch of one (libtorch accepts it too).
+  auto x = torch::arange(75, torch::kDouble).reshape({3, 5, 5}).sin();
+  auto wd = torch::arange(108, torch::kDouble).reshape({4, 3, 3, 3}).cos();
+  auto y = torch::conv2d(x, wd, {}, 1, 1);
+  REQUIRE(y.sizes() == torch::IntArrayRef{4, 5, 5});
+  CHECK(torch::equal(y, torch::conv2d(x.unsqueeze(0), wd, {}, 1, 1)[0]));
   CHECK_THROWS_WITH(torch::conv2d(torch::ones({1, 3, 5, 5}), torch::ones({4, 3, 3})), Catch::Contains("[conv2d] expected a 4-D weight"));
   CHECK_THROWS_WITH(torch::conv2d(torch::ones({1, 3, 5, 5}), torch::ones({4, 1, 3, 3}), {}, 1, 0, 1, 2),
                     Catch::Contains("[conv2d] expected input channels (3) divisible by groups (2)"));

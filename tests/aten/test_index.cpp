@@ -183,6 +183,11 @@ TEST_CASE("join and misc errors", "[index]") {
   CHECK(error_of([&] { at::where(iota({2}), iota({2}), iota({2})); }).find("[where] expected condition of dtype bool") == 0);
   CHECK(error_of([&] { iota({2, 2}).masked_fill_(bools({1, 0, 1, 0}, {4, 1}), 1.0); }).find("[masked_fill_]") == 0);
   CHECK(error_of([&] { iota({2}).masked_fill(bools({1, 0}), iota({2})); }).find("[masked_fill] expected a 0-dim value tensor") == 0);
+  // A value out of the dtype's range is refused even when nothing would be filled (libtorch 2.15
+  // raises for an empty int8 tensor and for an all-false mask alike).
+  CHECK_FALSE(error_of([&] { at::empty({0}, at::kChar).masked_fill_(at::empty({0}, at::kBool), 1000); }).empty());
+  CHECK_FALSE(error_of([&] { at::zeros({2}, at::kChar).masked_fill_(bools({0, 0}), 1000); }).empty());
+  CHECK(error_of([&] { at::zeros({2}, at::kChar).masked_fill_(bools({0, 0}), 127); }).empty());
   CHECK(error_of([&] { iota({3}).tril(); }).find("[tril_] expected a tensor with at least 2 dimensions") == 0);
 }
 

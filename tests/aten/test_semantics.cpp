@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
+#include <algorithm>
+#include <limits>
 
 namespace {
 std::vector<double> values(const at::Tensor& t) {
@@ -80,6 +82,27 @@ TEST_CASE("integer pow to a negative integer scalar raises", "[semantics]") {
   CHECK(f.scalar_type() == at::kFloat);
   CHECK(f.item<double>() == Approx(1.4142135381698608));
   CHECK(values(at::pow(t, 0)) == std::vector<double>{1, 1});
+}
+
+TEST_CASE("pow takes a Scalar exponent in the computation dtype of half, bfloat16 and integer tensors", "[semantics]") {
+  // Raise/no-raise recorded from libtorch 2.15.
+  const std::string want = "[pow] expected an exponent that the tensor's dtype can hold";
+  CHECK(error_of([&] { at::pow(at::ones({2}, at::kChar), 1000); }).rfind(want, 0) == 0);
+  CHECK(error_of([&] { at::pow(at::ones({0}, at::kChar), 1000); }).rfind(want, 0) == 0);  // empty too
+  CHECK(error_of([&] { at::pow(at::ones({2}, at::kByte), 300); }).rfind(want, 0) == 0);
+  CHECK(error_of([&] { at::pow(at::ones({2}, at::kInt), int64_t{3000000000}); }).rfind(want, 0) == 0);
+  CHECK(error_of([&] { at::pow(at::ones({2}, at::kHalf), 70000); }).rfind(want, 0) == 0);
+  CHECK(error_of([&] { at::pow(at::ones({0}, at::kHalf), 1e10); }).rfind(want, 0) == 0);
+  CHECK(error_of([&] { at::pow(at::ones({2}, at::kBFloat16), 1e300); }).rfind(want, 0) == 0);
+  CHECK(error_of([&] { at::ones({2}, at::kHalf).pow_(-70000); }).rfind(want, 0) == 0);
+  // These are accepted: float and double take any exponent, a float exponent promotes an integer
+  // tensor to float, a bool tensor with an int exponent computes in int64, inf and NaN fit half.
+  CHECK(values(at::pow(at::ones({2}), 1e300)) == std::vector<double>{1, 1});
+  CHECK(values(at::pow(at::ones({2}, at::kDouble), 1e300)) == std::vector<double>{1, 1});
+  CHECK(values(at::pow(at::ones({2}, at::kInt), 3e9)) == std::vector<double>{1, 1});
+  CHECK(values(at::pow(at::ones({2}, at::kByte), 255)) == std::vector<double>{1, 1});
+  CHECK(values(at::pow(at::ones({2}, at::kBool), 1000)) == std::vector<double>{1, 1});
+  CHECK(values(at::pow(at::ones({2}, at::kHalf), std::numeric_limits<double>::infinity())) == std::vector<double>{1, 1});
 }
 
 TEST_CASE("casting to bool tests the value in its own type", "[semantics]") {
@@ -180,4 +203,28 @@ TEST_CASE("reduction dim lists, bool argmax/topk and empty roll behave as libtor
   at::Tensor r = e.roll({3}, {-103});
   CHECK(r.sizes().vec() == std::vector<int64_t>{0, 4});
   CHECK_FALSE(r.is_same(e));
+}
+
+TEST_CASE("std and var with a plain int reduce over that dim, as libtorch's C++ overloads do", "[semantics]") {
+  // x = [[1, 2, 4], [3, 5, 9]]: along dim 1 the unbiased variances are 7/3 and 28/3 (written out
+  // by hand); along dim 0 they are 2, 4.5, 12.5.
+  at::Tensor x = at::empty({2, 3}, at::kDouble);
+  const double v[] = {1, 2, 4, 3, 5, 9};
+  std::copy(v, v + 6, x.data_ptr<double>());
+  at::Tensor a = x.var(1);
+  REQUIRE(a.sizes() == at::IntArrayRef{2});
+  CHECK(values(a)[0] == Approx(7.0 / 3.0));
+  CHECK(values(a)[1] == Approx(28.0 / 3.0));
+  at::Tensor b = at::var(x, 0);
+  REQUIRE(b.sizes() == at::IntArrayRef{3});
+  CHECK(values(b)[0] == Approx(2.0));
+  CHECK(values(b)[1] == Approx(4.5));
+  CHECK(values(b)[2] == Approx(12.5));
+  at::Tensor s = x.std(-1);
+  REQUIRE(s.sizes() == at::IntArrayRef{2});
+  CHECK(values(s)[1] == Approx(std::sqrt(28.0 / 3.0)));
+  CHECK(values(at::std(x, 0))[0] == Approx(std::sqrt(2.0)));
+  // A bool is still `unbiased`: a full reduction.
+  CHECK(x.var(false).dim() == 0);
+  CHECK(x.var(false).item<double>() == Approx(136.0 / 6 - 16.0));
 }

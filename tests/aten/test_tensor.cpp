@@ -226,6 +226,14 @@ TEST_CASE("out= variants resize and check dtypes", "[tensor]") {
   CHECK(at_(r, {9}) == Approx(18 + 8));
   CHECK_THROWS_WITH(at::zeros({1}).expand({4}).add_(1),
                     Catch::StartsWith("[add] expected an output whose elements have distinct addresses"));
+  // The out tensor is judged as given, before it is resized (libtorch 2.15 raises for the first
+  // two and accepts the empty expanded out).
+  at::Tensor e3 = at::zeros({1}).expand({3}), e0 = at::zeros({1}).expand({0, 3});
+  CHECK_THROWS_WITH(at::add_out(e3, at::ones({0}), at::ones({0})),
+                    Catch::StartsWith("[add] expected an output whose elements have distinct addresses"));
+  CHECK_THROWS_WITH(at::add_out(e3, at::ones({2}), at::ones({2})),
+                    Catch::StartsWith("[add] expected an output whose elements have distinct addresses"));
+  CHECK_NOTHROW(at::add_out(e0, at::ones({0, 3}), at::ones({0, 3})));
   // Overlap that is too costly to decide (neither side dense) is computed through a temporary.
   at::Tensor q = iota({4, 4});
   at::Tensor qt = q.slice(1, 0, 4, 2);  // columns 0 and 2: sizes [4, 2], strides [4, 2]

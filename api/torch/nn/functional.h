@@ -8,6 +8,9 @@
 
 namespace torch::nn::functional {
 
+/// One-hot encoding of class indices (libtorch's F::one_hot; num_classes -1: the largest index + 1).
+inline at::Tensor one_hot(const at::Tensor& tensor, int64_t num_classes = -1) { return at::one_hot(tensor, num_classes); }
+
 /// input @ weight^T + bias.
 inline at::Tensor linear(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias = {}) {
   return at::linear(input, weight, bias.defined() ? std::optional<at::Tensor>(bias) : std::nullopt);

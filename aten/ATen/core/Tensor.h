@@ -184,6 +184,11 @@ class Tensor {
   Tensor& operator/=(const Tensor& o);
   Tensor& operator/=(const Scalar& o);
 
+  /// libtorch's C++-only overloads: a plain int is a dim to reduce over (unbiased, keepdim false).
+  /// Without them `x.std(1)` would take the int as `bool unbiased` and reduce over everything.
+  Tensor std(int dim) const;
+  Tensor var(int dim) const;
+
   /// The repr libtorch prints: values, then `[ CPUFloatType{2,3} ]`.
   std::string toString() const;
   void print() const;
@@ -240,4 +245,8 @@ inline Tensor& Tensor::operator/=(const Scalar& o) { return div_(o); }
 inline Tensor& Tensor::operator=(const Tensor& src) && { copy_(src); return *this; }
 inline Tensor& Tensor::operator=(Tensor&& src) && { copy_(src); return *this; }
 inline Tensor& Tensor::operator=(const Scalar& v) && { fill_(v); return *this; }
+inline Tensor Tensor::std(int dim) const { return std(IntArrayRef{static_cast<int64_t>(dim)}); }
+inline Tensor Tensor::var(int dim) const { return var(IntArrayRef{static_cast<int64_t>(dim)}); }
+inline Tensor std(const Tensor& self, int dim) { return self.std(dim); }
+inline Tensor var(const Tensor& self, int dim) { return self.var(dim); }
 }  // namespace at

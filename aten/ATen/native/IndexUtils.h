@@ -76,12 +76,15 @@ inline int64_t check_scatter(const char* op, const Tensor& self, int64_t dim, co
 }
 
 /// Checks of masked_fill_ (mask dtype, mask broadcasts to self without changing its shape).
-inline void check_masked_fill(const Tensor& self, const Tensor& mask) {
+/// The value must fit self's dtype even when nothing is filled (an empty self or an all-false
+/// mask), so that a call is accepted or refused for its arguments alone.
+inline void check_masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
   EMBER_CHECK(mask.scalar_type() == kBool, "[masked_fill_] expected mask of dtype bool; got ",
               c10::dtypeName(mask.scalar_type()));
   auto shape = ember::broadcast_shapes("masked_fill_", self.sizes(), mask.sizes());
   EMBER_CHECK(IntArrayRef(shape) == self.sizes(), "[masked_fill_] mask of shape ", mask.sizes(),
               " must broadcast to self's shape ", self.sizes(), " (an in-place op cannot change self's shape)");
+  EMBER_DISPATCH_ALL(self.scalar_type(), "masked_fill_", [&] { (void)value.to<scalar_t>(); });
 }
 
 /// Checks of masked_select; returns the broadcast shape of self and mask.

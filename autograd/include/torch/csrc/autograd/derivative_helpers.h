@@ -2,6 +2,8 @@
 // Helpers that derivatives.yaml formulas may call (namespace torch::autograd::formulas). Written
 // with at:: ops only, so that every backward is itself differentiable.
 #include <torch/csrc/autograd/variable.h>
+#include <array>
+#include <tuple>
 
 namespace torch::autograd {
 /// Marks `view` as a view of `base` (for in-place-on-view checks).
@@ -126,5 +128,13 @@ at::Tensor clamp_backward(const at::Tensor& grad, const at::Tensor& self, const 
 at::Tensor silu_backward(const at::Tensor& grad, const at::Tensor& self);
 at::Tensor gelu_erf_backward(const at::Tensor& grad, const at::Tensor& self);
 at::Tensor gelu_tanh_backward(const at::Tensor& grad, const at::Tensor& self);
+
+/// Gradients of batch normalisation with batch statistics for (input, weight, bias): the saved
+/// batch mean and 1/sqrt(var + eps), recomputed from input when the backward itself records a
+/// graph (so that a second derivative sees them depend on input). Undefined weight means 1.
+std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_backward(const at::Tensor& grad, const at::Tensor& input,
+                                                                   const at::Tensor& weight, const at::Tensor& save_mean,
+                                                                   const at::Tensor& save_invstd, double eps,
+                                                                   std::array<bool, 3> grad_input_mask);
 
 }  // namespace torch::autograd::formulas
