@@ -536,6 +536,53 @@ TEST_CASE("optim: LBFGS options and checks", "[optim]") {
   groups.emplace_back(std::vector<Tensor>{torch::ones({1}).requires_grad_()});
   groups.emplace_back(std::vector<Tensor>{torch::ones({1}).requires_grad_()});
   CHECK_THROWS_WITH(optim::LBFGS(groups), Catch::Contains("one parameter group"));
-  optim::LBFGS wolfe({w}, optim::LBFGSOptions().line_search_fn("strong_wolfe"));
-  CHECK_THROWS_WITH(wolfe.step([&] { return w.sum(); }), Catch::Contains("strong_wolfe"));
+  optim::LBFGS other({w}, optim::LBFGSOptions().line_search_fn("backtracking"));
+  CHECK_THROWS_WITH(other.step([&] { return w.sum(); }),
+                    Catch::StartsWith("[LBFGS] expected line_search_fn \"strong_wolfe\" or none (a fixed step); got \"backtracking\""));
+}
+
+TEST_CASE("optim: LBFGS with the strong Wolfe line search matches libtorch", "[optim]") {
+  // All numbers recorded from libtorch 2.15 on the same problem as above.
+  auto wolfe = [](optim::LBFGSOptions o) { return o.line_search_fn("strong_wolfe"); };
+  auto r = run_lbfgs(wolfe(optim::LBFGSOptions()), 1);  // the unit step passes every time here
+  check_close(r.params, {-0.46078369058699464, -0.72140233965749012, -0.52412159385432899, -0.19328816669649854,
+                         0.78034887849542034}, kRel64);
+  CHECK(r.evals == 19);
+  CHECK(r.n_iter == 19);
+
+  r = run_lbfgs(wolfe(optim::LBFGSOptions(0.5).max_iter(5)), 3);
+  check_close(r.losses, {42.68, 1.8982921434538633, 0.12088674029222903}, kRel64);
+  CHECK(r.evals == 18);  // three more evaluations than the fixed step: the search probed past 0.5
+  CHECK(r.func_evals == 18);
+  CHECK(r.n_iter == 15);
+  CHECK(r.history == 14);
+
+  r = run_lbfgs(wolfe(optim::LBFGSOptions(1).max_iter(10).max_eval(4)), 1);
+  check_close(r.params, {0.4153076480283372, -0.48414263562042292, 1.0834665295512105, -0.031422916195225997,
+                         0.26621401530150768}, kRel64);
+  CHECK(r.evals == 4);
+  CHECK(r.n_iter == 3);
+  CHECK(r.history == 2);
+
+  r = run_lbfgs(wolfe(optim::LBFGSOptions(2.0).max_iter(6).history_size(2)), 2);
+  check_close(r.losses, {42.68, 0.86765830817387413}, kRel64);
+  check_close(r.params, {-0.61656593341824606, -0.78957434228058232, -0.15671486852310831, -0.26516822786948263,
+                         0.9668599937141269}, kRel64);
+  CHECK(r.evals == 15);
+  CHECK(r.n_iter == 11);
+  CHECK(r.history == 2);
+
+  r = run_lbfgs(wolfe(optim::LBFGSOptions(10.0).max_iter(4)), 1);  // a step far too long: zoom shrinks it
+  check_close(r.params, {0.44782826794786973, -0.48943459075409745, 1.1530512772034953, 0.12664328684331941,
+                         0.29929565630230226}, kRel64);
+  CHECK(r.evals == 5);
+  CHECK(r.n_iter == 2);
+  CHECK(r.history == 1);
+
+  r = run_lbfgs(wolfe(optim::LBFGSOptions(0.5).max_iter(6)), 2, torch::kFloat);
+  check_close(r.losses, {42.680004119873047, 1.4247913360595703}, kRel32);
+  check_close(r.params, {-0.59857732057571411, -0.78151601552963257, -0.15596430003643036, -0.24841265380382538,
+                         0.95088422298431396}, kRel32);
+  CHECK(r.evals == 14);
+  CHECK(r.n_iter == 12);
 }

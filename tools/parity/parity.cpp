@@ -498,8 +498,7 @@ void shape_cases() {
       emit(tag("repeat_interleave.dim0", dt), a);
       emit(tag("repeat_interleave.tensor_dim1", dt), b);
       emit(tag("repeat_interleave.flat", dt), c);
-      // Left out: does not compile against Ember (no repeat_interleave.Tensor overload, repeats only):
-      // emit(tag("repeat_interleave.index", dt), torch::repeat_interleave(longs({2, 0, 1})));
+      emit(tag("repeat_interleave.index", dt), torch::repeat_interleave(longs({2, 0, 1})));
       backward_weighted(a, 15);
       emit(tag("repeat_interleave.dim0.grad", dt), x.grad());
       x.grad().zero_();
@@ -632,8 +631,7 @@ void loss_cases() {
     emit("one_hot.5", torch::one_hot(idx, 5));
     emit("one_hot.auto", torch::one_hot(idx));
     emit("one_hot.2d", torch::one_hot(longs({1, 0, 2, 2}, {2, 2}), 3));
-    // Left out: does not compile against Ember (torch::nn::functional has no one_hot):
-    // emit("one_hot.F", F::one_hot(idx, 6));
+    emit("one_hot.F", F::one_hot(idx, 6));
   });
   for (auto dt : kFloatTypes) {
     run_case(tag("nll_loss", dt), [&] {

@@ -8,6 +8,8 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace torch::optim {
 
@@ -48,7 +50,9 @@ struct LBFGSParamState : public OptimizerCloneableParamState<LBFGSParamState> {
   TORCH_ARG(std::optional<std::vector<Tensor>>, al) = std::nullopt;
 };
 
-/// L-BFGS with a fixed step (lr; the first iteration scales it by min(1, 1/|g|_1)). One parameter group only.
+/// L-BFGS with a fixed step (lr; the first iteration scales it by min(1, 1/|g|_1)) or, with
+/// line_search_fn("strong_wolfe"), a step found by a strong Wolfe line search from there. One
+/// parameter group only.
 class LBFGS : public Optimizer {
  public:
   explicit LBFGS(const std::vector<OptimizerParamGroup>& param_groups, LBFGSOptions defaults = {})
@@ -69,9 +73,10 @@ class LBFGS : public Optimizer {
   Tensor step(LossClosure closure) override {
     EMBER_CHECK(closure != nullptr, "[LBFGS] step: expected a closure that returns the loss, got none");
     const auto& o = static_cast<const LBFGSOptions&>(param_groups_[0].options());
-    // TODO(#6): the strong-Wolfe line search.
-    EMBER_CHECK(!o.line_search_fn().has_value(), "[LBFGS] line_search_fn '", o.line_search_fn().value_or(""),
-                "' is not supported yet; leave it unset (fixed step)");
+    EMBER_CHECK(!o.line_search_fn().has_value() || *o.line_search_fn() == "strong_wolfe",
+                "[LBFGS] expected line_search_fn \"strong_wolfe\" or none (a fixed step); got \"",
+                o.line_search_fn().value_or(""), "\"");
+    const bool line_search = o.line_search_fn().has_value();
     at::NoGradGuard no_grad;
     const auto& params = param_groups_[0].params();
     EMBER_CHECK(!params.empty(), "[LBFGS] step: the optimizer has no parameters");
@@ -146,12 +151,22 @@ class LBFGS : public Optimizer {
       if (gtd > -tol_change) break;  // not a descent direction
 
       int64_t ls_func_evals = 0;
-      add_grad(t, d);
-      if (n_iter != max_iter) {
-        loss = evaluate_closure(closure).item<double>();
-        flat_grad = gather_flat_grad();
+      if (line_search) {
+        WolfeResult r = strong_wolfe(closure, t, d, loss, flat_grad, gtd, tol_change);
+        loss = r.loss;
+        flat_grad = r.grad;
+        t = r.t;
+        ls_func_evals = r.evals;
+        add_grad(t, d);
         opt_cond = flat_grad.abs().max().item<double>() <= tol_grad;
-        ls_func_evals = 1;
+      } else {
+        add_grad(t, d);
+        if (n_iter != max_iter) {
+          loss = evaluate_closure(closure).item<double>();
+          flat_grad = gather_flat_grad();
+          opt_cond = flat_grad.abs().max().item<double>() <= tol_grad;
+          ls_func_evals = 1;
+        }
       }
       current_evals += ls_func_evals;
       s.func_evals(s.func_evals() + ls_func_evals);
@@ -171,6 +186,123 @@ class LBFGS : public Optimizer {
   }
 
  private:
+  // Note [Strong Wolfe line search]
+  // Finds a step t along d with sufficient decrease, f(t) <= f(0) + c1 t f'(0), and small slope,
+  // |f'(t)| <= c2 |f'(0)| (Nocedal & Wright, Numerical Optimization, algorithms 3.5 and 3.6, with
+  // c1 = 1e-4, c2 = 0.9 and at most 25 evaluations, as libtorch). Phase one grows t by cubic
+  // extrapolation until an interval brackets an acceptable step; phase two shrinks the bracket by
+  // cubic interpolation, kept a tenth of the bracket away from its ends when progress stalls.
+  struct WolfeResult {
+    double loss;
+    Tensor grad;
+    double t;
+    int64_t evals;
+  };
+  // One end of a bracket: a step, the loss there, the flat gradient and the slope along d.
+  struct Probe {
+    double t, f;
+    Tensor g;
+    double gtd;
+  };
+
+  // The minimiser of the cubic through (x1, f1) and (x2, f2) with slopes g1 and g2, clamped to
+  // [lo, hi]; the middle of [lo, hi] when the cubic has no minimum.
+  static double cubic_min(double x1, double f1, double g1, double x2, double f2, double g2, double lo, double hi) {
+    const double d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2);
+    const double disc = d1 * d1 - g1 * g2;
+    if (!(disc >= 0)) return (lo + hi) / 2;
+    const double d2 = std::sqrt(disc);
+    const double m = x1 <= x2 ? x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2))
+                              : x1 - (x1 - x2) * ((g1 + d2 - d1) / (g1 - g2 + 2 * d2));
+    return std::min(std::max(m, lo), hi);
+  }
+  static double cubic_min(const Probe& a, const Probe& b) {
+    return cubic_min(a.t, a.f, a.gtd, b.t, b.f, b.gtd, std::min(a.t, b.t), std::max(a.t, b.t));
+  }
+
+  // Loss and flat gradient at x + t * d, where x is the parameters' current value; the parameters
+  // are restored afterwards.
+  Probe probe(const LossClosure& closure, const std::vector<Tensor>& x, double t, const Tensor& d) {
+    add_grad(t, d);
+    Probe p{t, evaluate_closure(closure).item<double>(), gather_flat_grad(), 0};
+    p.gtd = p.g.dot(d).item<double>();
+    auto& params = param_groups_[0].params();
+    for (size_t i = 0; i < params.size(); ++i) params[i].copy_(x[i]);
+    return p;
+  }
+
+  WolfeResult strong_wolfe(const LossClosure& closure, double t, const Tensor& d, double f, const Tensor& g,
+                           double gtd, double tol_change) {
+    constexpr double c1 = 1e-4, c2 = 0.9;
+    constexpr int64_t max_ls = 25;
+    std::vector<Tensor> x;
+    for (const auto& p : param_groups_[0].params()) x.push_back(p.clone());
+    const double d_norm = d.abs().max().item<double>();
+    const Probe start{0, f, g.clone(), gtd};
+
+    Probe prev = start, cur = probe(closure, x, t, d);
+    int64_t evals = 1, iter = 0;
+    std::vector<Probe> bracket;  // one probe when it already satisfies both conditions
+    bool done = false;
+    while (iter < max_ls) {
+      if (cur.f > f + c1 * cur.t * gtd || (iter > 1 && cur.f >= prev.f)) {
+        bracket = {prev, cur};
+        break;
+      }
+      if (std::abs(cur.gtd) <= -c2 * gtd) {
+        bracket = {cur};
+        done = true;
+        break;
+      }
+      if (cur.gtd >= 0) {  // past a minimum
+        bracket = {prev, cur};
+        break;
+      }
+      const double next = cubic_min(prev.t, prev.f, prev.gtd, cur.t, cur.f, cur.gtd, cur.t + 0.01 * (cur.t - prev.t), cur.t * 10);
+      prev = cur;
+      cur = probe(closure, x, next, d);
+      ++evals;
+      ++iter;
+    }
+    if (iter == max_ls) bracket = {start, cur};
+
+    // Zoom: shrink [bracket[0], bracket[1]] around an acceptable step; `low` is the lower-loss end.
+    bool stalled = false;
+    size_t low = 0, high = 1;
+    if (bracket.size() == 2 && bracket[1].f < bracket[0].f) std::swap(low, high);
+    while (!done && iter < max_ls) {
+      if (std::abs(bracket[1].t - bracket[0].t) * d_norm < tol_change) break;
+      double s = cubic_min(bracket[0], bracket[1]);
+      const double lo = std::min(bracket[0].t, bracket[1].t), hi = std::max(bracket[0].t, bracket[1].t);
+      const double margin = 0.1 * (hi - lo);
+      if (std::min(hi - s, s - lo) < margin) {
+        // Too close to an end: accept once, move a margin inside when it happens again (or at an end).
+        if (stalled || s >= hi || s <= lo) {
+          s = std::abs(s - hi) < std::abs(s - lo) ? hi - margin : lo + margin;
+          stalled = false;
+        } else {
+          stalled = true;
+        }
+      } else {
+        stalled = false;
+      }
+      Probe p = probe(closure, x, s, d);
+      ++evals;
+      ++iter;
+      if (p.f > f + c1 * s * gtd || p.f >= bracket[low].f) {
+        bracket[high] = std::move(p);
+        if (bracket[1].f < bracket[0].f) low = 1, high = 0;
+        else low = 0, high = 1;
+      } else {
+        if (std::abs(p.gtd) <= -c2 * gtd) done = true;
+        else if (p.gtd * (bracket[high].t - bracket[low].t) >= 0) bracket[high] = bracket[low];
+        bracket[low] = std::move(p);
+      }
+    }
+    const Probe& best = bracket.size() == 1 ? bracket[0] : bracket[low];
+    return {best.f, best.g, best.t, evals};
+  }
+
   // All gradients as one flat vector (zeros for a parameter without gradient).
   Tensor gather_flat_grad() const {
     std::vector<Tensor> views;
