@@ -1,8 +1,8 @@
 // 2-D convolution on the CPU: convolution (forward) and convolution_backward.
 //
-// float32 runs through oneDNN's convolution primitives (forward, backward-data, backward-weights)
-// on plain NCHW / OIHW memory; float64, and any configuration oneDNN declines, takes the direct
-// loops below. The bias gradient is a sum over (N, OH, OW) done with at::sum.
+// float32 runs through oneDNN's convolution primitives (forward, backward-data, backward-weights),
+// on blocked layouts of oneDNN's choosing when there are enough channels (Note [Convolution
+// layouts]); float64, and any configuration oneDNN declines, takes the direct loops below. The bias gradient is a sum over (N, OH, OW) done with at::sum.
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/native/ConvUtils.h>
 #include <ATen/Parallel.h>
@@ -11,7 +11,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace at::native {
 
@@ -127,12 +130,32 @@ void conv_backward_weight_loop(const Conv2dGeometry& g, const T* gy, const T* x,
 // backward-weights), the geometry and whether a bias takes part. Each call brings its own
 // scratchpad (user mode), so concurrent calls share no mutable state. The cache is cleared past
 // kMaxEntries so that a shape sweep cannot grow memory without bound.
+//
+// Note [Convolution layouts]
+// With many channels oneDNN's fast kernels want blocked layouts (channels in groups of 8 or 16
+// innermost); on plain NCHW / OIHW memory it falls back to a slower im2col + GEMM path. So when
+// both channel counts are at least kBlockedChannels, the primitive is created with layouts left
+// to oneDNN ("any"), and each call reorders the plain tensors into the chosen layouts and the
+// results back (the reorders are cached with the primitive). Fewer channels (the first layer of
+// an image network, depthwise groups) stay on plain memory, where oneDNN is already fast and a
+// reorder would cost more than it saves.
 enum class Pass : int64_t { forward = 0, backward_data = 1, backward_weights = 2 };
 using ConvKey = std::array<int64_t, 18>;
+constexpr int64_t kBlockedChannels = 16;
+
+// One argument of a cached primitive: the layout the primitive uses, and when that differs from the
+// plain one, the reorder between the two (plain -> chosen for inputs, chosen -> plain for outputs).
+struct ConvArg {
+  int arg = 0;
+  dnnl::memory::desc plain, chosen;
+  bool output = false;
+  std::optional<dnnl::reorder> reorder;
+};
 
 struct CachedConv {
   dnnl::primitive prim;
   size_t scratch_bytes = 0;
+  std::vector<ConvArg> args;
   bool ok = false;  // false: oneDNN declined this configuration
 };
 
@@ -179,13 +202,14 @@ struct ConvDescs {
   dims strides, dilates, pad;
 };
 
-ConvDescs conv_descs(const Conv2dGeometry& g) {
+// The plain (user) layouts, or with `any` the descriptors that let oneDNN choose.
+ConvDescs conv_descs(const Conv2dGeometry& g, bool any) {
   ConvDescs d;
-  d.src = dnnl::memory::desc(dims{g.N, g.C, g.H, g.W}, f32, tag::nchw);
-  d.wei = g.G == 1 ? dnnl::memory::desc(dims{g.O, g.C, g.KH, g.KW}, f32, tag::oihw)
-                   : dnnl::memory::desc(dims{g.G, g.O / g.G, g.C / g.G, g.KH, g.KW}, f32, tag::goihw);
+  d.src = dnnl::memory::desc(dims{g.N, g.C, g.H, g.W}, f32, any ? tag::any : tag::nchw);
+  d.wei = g.G == 1 ? dnnl::memory::desc(dims{g.O, g.C, g.KH, g.KW}, f32, any ? tag::any : tag::oihw)
+                   : dnnl::memory::desc(dims{g.G, g.O / g.G, g.C / g.G, g.KH, g.KW}, f32, any ? tag::any : tag::goihw);
   d.bia = dnnl::memory::desc(dims{g.O}, f32, tag::x);
-  d.dst = dnnl::memory::desc(dims{g.N, g.O, g.OH, g.OW}, f32, tag::nchw);
+  d.dst = dnnl::memory::desc(dims{g.N, g.O, g.OH, g.OW}, f32, any ? tag::any : tag::nchw);
   d.strides = {g.sh, g.sw};
   d.dilates = {g.dh - 1, g.dw - 1};  // oneDNN counts the gaps between taps
   d.pad = {g.ph, g.pw};
@@ -196,7 +220,8 @@ std::shared_ptr<const CachedConv> make_prim(Pass pass, const Conv2dGeometry& g, 
   auto c = std::make_shared<CachedConv>();
   try {
     auto& eng = conv_engine();
-    const ConvDescs d = conv_descs(g);
+    const bool blocked = g.C / g.G >= kBlockedChannels && g.O / g.G >= kBlockedChannels;
+    const ConvDescs plain = conv_descs(g, false), d = conv_descs(g, blocked);
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     const auto prop = pass == Pass::forward ? dnnl::prop_kind::forward_inference : dnnl::prop_kind::forward_training;
@@ -205,21 +230,39 @@ std::shared_ptr<const CachedConv> make_prim(Pass pass, const Conv2dGeometry& g, 
                       : dnnl::convolution_forward::desc(prop, dnnl::algorithm::convolution_direct, d.src, d.wei, d.dst, d.strides,
                                                         d.dilates, d.pad, d.pad);
     dnnl::convolution_forward::primitive_desc fwd_pd(fwd_d, attr, eng);
+    auto add = [&](int arg, const dnnl::memory::desc& p, const dnnl::memory::desc& chosen, bool output) {
+      ConvArg a{arg, p, chosen, output, std::nullopt};
+      if (chosen != p) {
+        dnnl::memory::desc from = output ? chosen : p, to = output ? p : chosen;
+        a.reorder = dnnl::reorder(dnnl::reorder::primitive_desc(eng, from, eng, to));
+      }
+      c->args.push_back(std::move(a));
+    };
     if (pass == Pass::forward) {
       c->prim = dnnl::convolution_forward(fwd_pd);
       c->scratch_bytes = fwd_pd.scratchpad_desc().get_size();
+      add(DNNL_ARG_SRC, plain.src, fwd_pd.src_desc(), false);
+      add(DNNL_ARG_WEIGHTS, plain.wei, fwd_pd.weights_desc(), false);
+      if (bias) add(DNNL_ARG_BIAS, plain.bia, fwd_pd.bias_desc(), false);
+      add(DNNL_ARG_DST, plain.dst, fwd_pd.dst_desc(), true);
     } else if (pass == Pass::backward_data) {
       dnnl::convolution_backward_data::desc bd(dnnl::algorithm::convolution_direct, d.src, d.wei, d.dst, d.strides, d.dilates,
                                                d.pad, d.pad);
       dnnl::convolution_backward_data::primitive_desc pd(bd, attr, eng, fwd_pd);
       c->prim = dnnl::convolution_backward_data(pd);
       c->scratch_bytes = pd.scratchpad_desc().get_size();
+      add(DNNL_ARG_DIFF_DST, plain.dst, pd.diff_dst_desc(), false);
+      add(DNNL_ARG_WEIGHTS, plain.wei, pd.weights_desc(), false);
+      add(DNNL_ARG_DIFF_SRC, plain.src, pd.diff_src_desc(), true);
     } else {
       dnnl::convolution_backward_weights::desc bw(dnnl::algorithm::convolution_direct, d.src, d.wei, d.dst, d.strides, d.dilates,
                                                   d.pad, d.pad);
       dnnl::convolution_backward_weights::primitive_desc pd(bw, attr, eng, fwd_pd);
       c->prim = dnnl::convolution_backward_weights(pd);
       c->scratch_bytes = pd.scratchpad_desc().get_size();
+      add(DNNL_ARG_SRC, plain.src, pd.src_desc(), false);
+      add(DNNL_ARG_DIFF_DST, plain.dst, pd.diff_dst_desc(), false);
+      add(DNNL_ARG_DIFF_WEIGHTS, plain.wei, pd.diff_weights_desc(), true);
     }
     c->ok = true;
   } catch (const dnnl::error&) {
@@ -228,9 +271,9 @@ std::shared_ptr<const CachedConv> make_prim(Pass pass, const Conv2dGeometry& g, 
   return c;
 }
 
-// Runs one pass with oneDNN over contiguous float32 buffers. Returns false when oneDNN has no
-// implementation for this configuration (the caller falls back to the loops).
-bool dnnl_conv(Pass pass, const Conv2dGeometry& g, std::unordered_map<int, void*> buffers, bool bias) {
+// Runs one pass with oneDNN over contiguous float32 buffers (plain layouts). Returns false when
+// oneDNN has no implementation for this configuration (the caller falls back to the loops).
+bool dnnl_conv(Pass pass, const Conv2dGeometry& g, const std::unordered_map<int, void*>& buffers, bool bias) {
   const ConvKey key = conv_key(pass, g, bias);
   auto prim = conv_cache().get(key);
   if (!prim) {
@@ -239,17 +282,21 @@ bool dnnl_conv(Pass pass, const Conv2dGeometry& g, std::unordered_map<int, void*
   }
   if (!prim->ok) return false;
   auto& eng = conv_engine();
-  const ConvDescs d = conv_descs(g);
+  thread_local dnnl::stream s(eng);
   std::unordered_map<int, dnnl::memory> args;
-  for (auto& [arg, ptr] : buffers) {
-    const dnnl::memory::desc* md = nullptr;
-    switch (arg) {
-      case DNNL_ARG_SRC: case DNNL_ARG_DIFF_SRC: md = &d.src; break;
-      case DNNL_ARG_WEIGHTS: case DNNL_ARG_DIFF_WEIGHTS: md = &d.wei; break;
-      case DNNL_ARG_BIAS: md = &d.bia; break;
-      default: md = &d.dst; break;  // DST, DIFF_DST
+  std::vector<Tensor> temps;  // blocked copies, alive until the stream is done
+  std::vector<std::pair<const ConvArg*, dnnl::memory>> outputs;  // (arg, user memory) to reorder back
+  for (const ConvArg& a : prim->args) {
+    dnnl::memory user(a.plain, eng, buffers.at(a.arg));
+    if (!a.reorder) {
+      args.emplace(a.arg, user);
+      continue;
     }
-    args.emplace(arg, dnnl::memory(*md, eng, ptr));
+    temps.push_back(at::empty({static_cast<int64_t>(a.chosen.get_size())}, TensorOptions().dtype(kByte)));
+    dnnl::memory blocked(a.chosen, eng, temps.back().data_ptr());
+    if (a.output) outputs.emplace_back(&a, user);
+    else a.reorder->execute(s, user, blocked);
+    args.emplace(a.arg, blocked);
   }
   Tensor scratch;
   if (prim->scratch_bytes > 0) {
@@ -258,8 +305,8 @@ bool dnnl_conv(Pass pass, const Conv2dGeometry& g, std::unordered_map<int, void*
                                                                       dnnl::memory::data_type::u8, tag::x),
                                                    eng, scratch.data_ptr()));
   }
-  thread_local dnnl::stream s(eng);
   prim->prim.execute(s, args);
+  for (auto& [a, user] : outputs) a->reorder->execute(s, args.at(a->arg), user);
   s.wait();
   return true;
 }
