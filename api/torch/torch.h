@@ -7,6 +7,7 @@
 #include <torch/autograd.h>
 #include <torch/nn.h>
 #include <torch/nn/normalization.h>
+#include <torch/nn/pooling.h>
 #include <torch/data.h>
 
 namespace torch {
