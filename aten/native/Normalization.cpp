@@ -82,14 +82,13 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
   if (training) {
     auto r = at::_native_batch_norm_legit(input, weight_opt, bias_opt, true, momentum, eps);
     // The running stats are not inputs of the primitive (their in-place update would invalidate
-    // what its backward saved); they move here, the biased variance recovered from the saved
-    // 1 / sqrt(var + eps) and made unbiased.
+    // what its backward saved); they move here. The unbiased variance is computed from the input
+    // again rather than recovered from the saved 1 / sqrt(var + eps): when the variance is far
+    // below eps that recovery loses most of its digits (libtorch updates from the variance itself).
     if (running_mean.defined()) update_running(running_mean, std::get<1>(r), momentum);
     if (running_var.defined()) {
       at::NoGradGuard no_grad;
-      const Tensor invstd = std::get<2>(r).detach();
-      const Tensor var = ((invstd * invstd).reciprocal() - eps).clamp_min(0);
-      update_running(running_var, var * unbiased_factor(input.numel() / std::max<int64_t>(channels, 1)), momentum);
+      update_running(running_var, at::var(input.detach(), non_channel_dims(input.dim()), /*unbiased=*/true), momentum);
     }
     return r;
   }

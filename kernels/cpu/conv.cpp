@@ -128,7 +128,8 @@ void conv_backward_weight_loop(const Conv2dGeometry& g, const T* gy, const T* x,
 // Like the matmul primitives (Note [oneDNN primitive cache] in matmul.cpp), convolution
 // primitives are cached by everything that defines them: the kind (forward, backward-data,
 // backward-weights), the geometry and whether a bias takes part. Each call brings its own
-// scratchpad (user mode), so concurrent calls share no mutable state. The cache is cleared past
+// scratchpads (user mode, for the convolution and for its reorders) and its own blocked buffers,
+// so concurrent calls share no mutable state. The cache is cleared past
 // kMaxEntries so that a shape sweep cannot grow memory without bound.
 //
 // Note [Convolution layouts]
@@ -150,6 +151,7 @@ struct ConvArg {
   dnnl::memory::desc plain, chosen;
   bool output = false;
   std::optional<dnnl::reorder> reorder;
+  size_t reorder_scratch_bytes = 0;
 };
 
 struct CachedConv {
@@ -231,10 +233,12 @@ std::shared_ptr<const CachedConv> make_prim(Pass pass, const Conv2dGeometry& g, 
                                                         d.dilates, d.pad, d.pad);
     dnnl::convolution_forward::primitive_desc fwd_pd(fwd_d, attr, eng);
     auto add = [&](int arg, const dnnl::memory::desc& p, const dnnl::memory::desc& chosen, bool output) {
-      ConvArg a{arg, p, chosen, output, std::nullopt};
+      ConvArg a{arg, p, chosen, output, std::nullopt, 0};
       if (chosen != p) {
         dnnl::memory::desc from = output ? chosen : p, to = output ? p : chosen;
-        a.reorder = dnnl::reorder(dnnl::reorder::primitive_desc(eng, from, eng, to));
+        dnnl::reorder::primitive_desc rpd(eng, from, eng, to, attr);
+        a.reorder = dnnl::reorder(rpd);
+        a.reorder_scratch_bytes = rpd.scratchpad_desc().get_size();
       }
       c->args.push_back(std::move(a));
     };
@@ -283,8 +287,20 @@ bool dnnl_conv(Pass pass, const Conv2dGeometry& g, const std::unordered_map<int,
   if (!prim->ok) return false;
   auto& eng = conv_engine();
   thread_local dnnl::stream s(eng);
+  std::vector<Tensor> temps;  // blocked copies and scratchpads, alive until the stream is done
+  // A byte buffer of `bytes` for this call, as oneDNN memory (none for 0 bytes).
+  auto buffer = [&](size_t bytes) -> std::optional<dnnl::memory> {
+    if (bytes == 0) return std::nullopt;
+    temps.push_back(at::empty({static_cast<int64_t>(bytes)}, TensorOptions().dtype(kByte)));
+    return dnnl::memory(dnnl::memory::desc(dims{static_cast<int64_t>(bytes)}, dnnl::memory::data_type::u8, tag::x), eng,
+                        temps.back().data_ptr());
+  };
+  auto run_reorder = [&](const ConvArg& a, const dnnl::memory& from, const dnnl::memory& to) {
+    std::unordered_map<int, dnnl::memory> r{{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+    if (auto sp = buffer(a.reorder_scratch_bytes)) r.emplace(DNNL_ARG_SCRATCHPAD, *sp);
+    a.reorder->execute(s, r);
+  };
   std::unordered_map<int, dnnl::memory> args;
-  std::vector<Tensor> temps;  // blocked copies, alive until the stream is done
   std::vector<std::pair<const ConvArg*, dnnl::memory>> outputs;  // (arg, user memory) to reorder back
   for (const ConvArg& a : prim->args) {
     dnnl::memory user(a.plain, eng, buffers.at(a.arg));
@@ -295,18 +311,12 @@ bool dnnl_conv(Pass pass, const Conv2dGeometry& g, const std::unordered_map<int,
     temps.push_back(at::empty({static_cast<int64_t>(a.chosen.get_size())}, TensorOptions().dtype(kByte)));
     dnnl::memory blocked(a.chosen, eng, temps.back().data_ptr());
     if (a.output) outputs.emplace_back(&a, user);
-    else a.reorder->execute(s, user, blocked);
+    else run_reorder(a, user, blocked);
     args.emplace(a.arg, blocked);
   }
-  Tensor scratch;
-  if (prim->scratch_bytes > 0) {
-    scratch = at::empty({static_cast<int64_t>(prim->scratch_bytes)}, TensorOptions().dtype(kByte));
-    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(dnnl::memory::desc(dims{static_cast<int64_t>(prim->scratch_bytes)},
-                                                                      dnnl::memory::data_type::u8, tag::x),
-                                                   eng, scratch.data_ptr()));
-  }
+  if (auto sp = buffer(prim->scratch_bytes)) args.emplace(DNNL_ARG_SCRATCHPAD, *sp);
   prim->prim.execute(s, args);
-  for (auto& [a, user] : outputs) a->reorder->execute(s, args.at(a->arg), user);
+  for (auto& out : outputs) run_reorder(*out.first, args.at(out.first->arg), out.second);
   s.wait();
   return true;
 }

@@ -95,6 +95,8 @@ TEST_CASE("conv2d float32 forward and backward at network shapes against a float
       {{2, 16, 15, 13}, {32, 16, 3, 3}, {2, 1, 1, 1}},       // a strided downsampling layer
       {{2, 16, 11, 11}, {16, 4, 3, 3}, {1, 2, 2, 4}},        // grouped and dilated
       {{3, 8, 9, 9}, {8, 1, 3, 3}, {1, 1, 1, 8}},            // depthwise
+      {{2, 20, 9, 9}, {24, 20, 3, 3}, {1, 1, 1, 1}},         // blocked layouts padded to whole channel blocks
+      {{2, 32, 8, 8}, {48, 16, 3, 3}, {1, 1, 1, 2}},         // blocked layouts per group
   };
   for (const auto& c : cases) {
     INFO("input " << at::IntArrayRef(c.x) << " weight " << at::IntArrayRef(c.w));
@@ -156,18 +158,27 @@ TEST_CASE("conv2d argument errors", "[conv]") {
 
 TEST_CASE("conv2d from several threads shares cached primitives safely", "[conv]") {
   torch::manual_seed(5);
-  at::Tensor x = torch::randn({4, 8, 12, 12}), w = torch::randn({16, 8, 3, 3});
+  // 8 channels run on plain memory, 16 on blocked layouts with reorders (Note [Convolution layouts]);
+  // both passes of the backward too.
+  for (int64_t c : {8, 16}) {
+  at::Tensor x = torch::randn({4, c, 12, 12}), w = torch::randn({16, c, 3, 3}), gy = torch::randn({4, 16, 12, 12});
   at::Tensor expected = torch::conv2d(x, w, {}, 1, 1);
+  auto grads = torch::convolution_backward(gy, x, w, std::nullopt, {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 1, {true, true, false});
   std::vector<int> ok(4, 0);
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t)
     threads.emplace_back([&, t] {
       bool good = true;
-      for (int i = 0; i < 20; ++i) good = good && torch::conv2d(x, w, {}, 1, 1).equal(expected);
+      for (int i = 0; i < 20; ++i) {
+        good = good && torch::conv2d(x, w, {}, 1, 1).equal(expected);
+        auto g = torch::convolution_backward(gy, x, w, std::nullopt, {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 1, {true, true, false});
+        good = good && std::get<0>(g).equal(std::get<0>(grads)) && std::get<1>(g).equal(std::get<1>(grads));
+      }
       ok[t] = good;
     });
   for (auto& th : threads) th.join();
   for (int t = 0; t < 4; ++t) CHECK(ok[t] == 1);
+  }
 }
 
 TEST_CASE("max_pool2d: NaN is the window's maximum, -inf windows keep their first element", "[pool]") {

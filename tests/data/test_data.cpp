@@ -341,6 +341,24 @@ TEST_CASE("DataLoader workers prepare batches in parallel with the consumer", "[
   CHECK(made.load() == 10);
 }
 
+TEST_CASE("DataLoader workers run their ops on one thread; the consumer keeps its count", "[data][loader]") {
+  // Each sample records the intra-op thread count of the thread that made it.
+  struct Threads : data::datasets::Dataset<Threads, data::TensorExample> {
+    data::TensorExample get(size_t) override { return torch::tensor(static_cast<int64_t>(at::get_num_threads())); }
+    std::optional<size_t> size() const override { return 8; }
+  };
+  const int before = at::get_num_threads();
+  at::set_num_threads(2);  // so that "one thread" differs from the consumer's count on any machine
+  auto loader = data::make_data_loader<samplers::SequentialSampler>(
+      Threads().map(data::transforms::Stack<data::TensorExample>()), data::DataLoaderOptions(2).workers(2));
+  std::vector<int64_t> counts;
+  for (auto& b : *loader)
+    for (int64_t i = 0; i < b.data.numel(); ++i) counts.push_back(b.data[i].item<int64_t>());
+  CHECK(counts == std::vector<int64_t>(8, 1));
+  CHECK(at::get_num_threads() == 2);
+  at::set_num_threads(before);
+}
+
 TEST_CASE("DataLoader surfaces worker exceptions and errors in the consumer", "[data][loader]") {
   for (size_t w : {0, 2}) {
     auto loader = data::make_data_loader<samplers::SequentialSampler>(

@@ -106,6 +106,24 @@ TEST_CASE("BatchNorm2d in training normalises with batch statistics and updates 
   }
 }
 
+TEST_CASE("BatchNorm's running variance keeps its digits when the variance is far below eps", "[nn][norm]") {
+  // Channel 0 varies by about 1e-4 around 1 (variance ~1e-8, a thousandth of eps), channel 1 is
+  // constant (variance exactly 0). The reference is the float64 unbiased variance of the same
+  // float32 values.
+  nn::BatchNorm1d bn(nn::BatchNorm1dOptions(2).momentum(1.0));  // running_var = the batch's variance
+  auto x = torch::empty({8, 2});
+  for (int64_t i = 0; i < 8; ++i) {
+    x[i][0] = 1.0 + 1e-4 * static_cast<double>(i % 3);
+    x[i][1] = 0.5;
+  }
+  bn->forward(x);
+  const auto st = row_stats(by_channel(x));
+  const double want = st.var[0] * 8.0 / 7.0;
+  REQUIRE(want > 1e-9);
+  CHECK(std::abs(bn->running_var[0].item<double>() - want) <= 1e-5 * want);
+  CHECK(bn->running_var[1].item<double>() == 0.0);
+}
+
 TEST_CASE("BatchNorm in eval uses the running stats and leaves them alone", "[nn][norm]") {
   nn::BatchNorm1d bn(2);
   {
