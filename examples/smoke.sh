@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Smoke run of an example on a small slice of Fashion-MNIST (ctest: examples.*), so that no
-# example can rot: the program must exit 0, print its per-epoch lines and, when it has an output
-# directory, leave a well-formed SVG and a saved model there.
+# Smoke run of an example on a small slice of its data (Fashion-MNIST, or char_lstm's text; ctest:
+# examples.*), so that no example can rot: the program must exit 0, print its per-epoch lines and,
+# when it has an output directory, leave a well-formed SVG and a saved model there.
 # Usage: smoke.sh OUT_DIR PROGRAM [ARGS...]     (OUT_DIR empty: the program writes no files)
 set -euo pipefail
 out=$1; shift

@@ -34,8 +34,10 @@ class ExpandingArray {
   std::array<T, D> values_;
 };
 
+/// Prints as libtorch: [a, b, ...], and a lone value (D == 1) without brackets.
 template <size_t D, typename T>
 std::ostream& operator<<(std::ostream& os, const ExpandingArray<D, T>& a) {
+  if (D == 1) return os << (*a)[0];
   os << "[";
   for (size_t i = 0; i < D; ++i) os << (i ? ", " : "") << (*a)[i];
   return os << "]";

@@ -8,6 +8,19 @@
 #include <torch/nn.h>
 #include <torch/nn/normalization.h>
 #include <torch/nn/pooling.h>
+#include <torch/nn/pooling_extra.h>
+#include <torch/nn/activation.h>
+#include <torch/nn/dropout.h>
+#include <torch/nn/loss.h>
+#include <torch/nn/embedding.h>
+#include <torch/nn/fold.h>
+#include <torch/nn/linear.h>
+#include <torch/nn/padding.h>
+#include <torch/nn/upsampling.h>
+#include <torch/nn/rnn.h>
+#include <torch/nn/attention.h>
+#include <torch/nn/transformer.h>
+#include <torch/nn/utils.h>
 #include <torch/data.h>
 
 namespace torch {

@@ -1,8 +1,13 @@
-// 2-D convolution on the CPU: convolution (forward) and convolution_backward.
+// Convolution on the CPU, 1-d to 3-d, plain and transposed: convolution (forward) and
+// convolution_backward.
 //
-// float32 runs through oneDNN's convolution primitives (forward, backward-data, backward-weights),
-// on blocked layouts of oneDNN's choosing when there are enough channels (Note [Convolution
-// layouts]); float64, and any configuration oneDNN declines, takes the direct loops below. The bias gradient is a sum over (N, OH, OW) done with at::sum.
+// Every call is expressed as one of the three passes of a plain ("canonical") convolution (Note
+// [Convolution as a source-to-destination map] in ATen/native/ConvUtils.h): a plain forward is the
+// canonical forward, a transposed forward the canonical backward-data pass, and so on. float32 runs
+// those passes through oneDNN's convolution primitives, on blocked layouts of oneDNN's choosing when
+// there are enough channels (Note [Convolution layouts]); float64, and any configuration oneDNN
+// declines, takes the direct loops below. The bias gradient is a sum over every dim but the
+// channels, done with at::sum; a transposed convolution's bias is added after the pass.
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/native/ConvUtils.h>
 #include <ATen/Parallel.h>
@@ -20,128 +25,157 @@ namespace at::native {
 
 namespace {
 
-using conv_utils::Conv2dGeometry;
+using conv_utils::ConvGeometry;
 
 // ---------------------------------------------------------------- direct loops
-// Each output element is owned by one (thread, loop index), so results do not depend on the
-// thread count. Sums accumulate in double.
+// The three canonical passes over three spatial slots (unused slots have size 1). Each output
+// element is owned by one (thread, loop index), so results do not depend on the thread count.
+// Sums accumulate in double.
 
+// Source position of destination position j under tap t in one slot, or -1 when it falls in the
+// padding.
+inline int64_t src_pos(const ConvGeometry& g, int i, int64_t j, int64_t t) {
+  const int64_t x = j * g.s[i] - g.pl[i] + t * g.d[i];
+  return x >= 0 && x < g.src[i] ? x : -1;
+}
+
+// Destination position that reads source position x under tap t in one slot, or -1.
+inline int64_t dst_pos(const ConvGeometry& g, int i, int64_t x, int64_t t) {
+  const int64_t r = x + g.pl[i] - t * g.d[i];
+  if (r < 0 || r % g.s[i] != 0) return -1;
+  const int64_t j = r / g.s[i];
+  return j < g.dst[i] ? j : -1;
+}
+
+// dst[n, o, j] = bias[o] + sum over c, t of w[o, c, t] * src[n, c, j * s - pl + t * d].
 template <typename T>
-void conv_forward_loop(const Conv2dGeometry& g, const T* x, const T* w, const T* b, T* y) {
-  const int64_t Cg = g.C / g.G, Og = g.O / g.G;
+void forward_loop(const ConvGeometry& g, const T* src, const T* w, const T* b, T* dst) {
+  const int64_t Cg = g.C / g.G, Og = g.O / g.G, SP = g.src_plane(), DP = g.dst_plane(), K = g.kernel();
   const int64_t tasks = g.N * g.O;
-  const bool par = parallel_worthwhile(tasks * g.OH * g.OW * Cg * g.KH * g.KW, tasks);
+  const bool par = parallel_worthwhile(tasks * DP * Cg * K, tasks);
 #pragma omp parallel for schedule(static) if (par)
-  for (int64_t t = 0; t < tasks; ++t) {
-    const int64_t n = t / g.O, o = t % g.O, grp = o / Og;
-    const T* wo = w + o * Cg * g.KH * g.KW;
-    T* yo = y + t * g.OH * g.OW;
-    for (int64_t oh = 0; oh < g.OH; ++oh) {
-      for (int64_t ow = 0; ow < g.OW; ++ow) {
-        double acc = b ? static_cast<double>(b[o]) : 0.0;
-        for (int64_t c = 0; c < Cg; ++c) {
-          const T* xc = x + ((n * g.C) + grp * Cg + c) * g.H * g.W;
-          const T* wc = wo + c * g.KH * g.KW;
-          for (int64_t kh = 0; kh < g.KH; ++kh) {
-            const int64_t ih = oh * g.sh - g.ph + kh * g.dh;
-            if (ih < 0 || ih >= g.H) continue;
-            for (int64_t kw = 0; kw < g.KW; ++kw) {
-              const int64_t iw = ow * g.sw - g.pw + kw * g.dw;
-              if (iw < 0 || iw >= g.W) continue;
-              acc += static_cast<double>(xc[ih * g.W + iw]) * static_cast<double>(wc[kh * g.KW + kw]);
+  for (int64_t task = 0; task < tasks; ++task) {
+    const int64_t n = task / g.O, o = task % g.O, grp = o / Og;
+    T* out = dst + task * DP;
+    for (int64_t j0 = 0; j0 < g.dst[0]; ++j0)
+      for (int64_t j1 = 0; j1 < g.dst[1]; ++j1)
+        for (int64_t j2 = 0; j2 < g.dst[2]; ++j2) {
+          double acc = b ? static_cast<double>(b[o]) : 0.0;
+          for (int64_t c = 0; c < Cg; ++c) {
+            const T* sc = src + (n * g.C + grp * Cg + c) * SP;
+            const T* wc = w + (o * Cg + c) * K;
+            for (int64_t t0 = 0; t0 < g.k[0]; ++t0) {
+              const int64_t x0 = src_pos(g, 0, j0, t0);
+              if (x0 < 0) continue;
+              for (int64_t t1 = 0; t1 < g.k[1]; ++t1) {
+                const int64_t x1 = src_pos(g, 1, j1, t1);
+                if (x1 < 0) continue;
+                for (int64_t t2 = 0; t2 < g.k[2]; ++t2) {
+                  const int64_t x2 = src_pos(g, 2, j2, t2);
+                  if (x2 < 0) continue;
+                  acc += static_cast<double>(sc[(x0 * g.src[1] + x1) * g.src[2] + x2]) *
+                         static_cast<double>(wc[(t0 * g.k[1] + t1) * g.k[2] + t2]);
+                }
+              }
             }
           }
+          out[(j0 * g.dst[1] + j1) * g.dst[2] + j2] = static_cast<T>(acc);
         }
-        yo[oh * g.OW + ow] = static_cast<T>(acc);
-      }
-    }
   }
 }
 
-// grad_input[n, ic, ih, iw] gathers every (o, kh, kw) whose window placed input (ih, iw) under
-// tap (kh, kw): oh = (ih + ph - kh * dh) / sh when that divides exactly and lands in range.
+// src_grad[n, c, x] gathers every (o, t) whose window placed source position x under tap t.
 template <typename T>
-void conv_backward_input_loop(const Conv2dGeometry& g, const T* gy, const T* w, T* gx) {
-  const int64_t Cg = g.C / g.G, Og = g.O / g.G;
+void backward_data_loop(const ConvGeometry& g, const T* dst_grad, const T* w, T* src_grad) {
+  const int64_t Cg = g.C / g.G, Og = g.O / g.G, SP = g.src_plane(), DP = g.dst_plane(), K = g.kernel();
   const int64_t tasks = g.N * g.C;
-  const bool par = parallel_worthwhile(tasks * g.H * g.W * Og * g.KH * g.KW, tasks);
+  const bool par = parallel_worthwhile(tasks * SP * Og * K, tasks);
 #pragma omp parallel for schedule(static) if (par)
-  for (int64_t t = 0; t < tasks; ++t) {
-    const int64_t n = t / g.C, ic = t % g.C, grp = ic / Cg, c = ic % Cg;
-    T* gxc = gx + t * g.H * g.W;
-    for (int64_t ih = 0; ih < g.H; ++ih) {
-      for (int64_t iw = 0; iw < g.W; ++iw) {
-        double acc = 0.0;
-        for (int64_t kh = 0; kh < g.KH; ++kh) {
-          const int64_t th = ih + g.ph - kh * g.dh;
-          if (th < 0 || th % g.sh != 0 || th / g.sh >= g.OH) continue;
-          const int64_t oh = th / g.sh;
-          for (int64_t kw = 0; kw < g.KW; ++kw) {
-            const int64_t tw = iw + g.pw - kw * g.dw;
-            if (tw < 0 || tw % g.sw != 0 || tw / g.sw >= g.OW) continue;
-            const int64_t ow = tw / g.sw;
-            for (int64_t oo = 0; oo < Og; ++oo) {
-              const int64_t o = grp * Og + oo;
-              acc += static_cast<double>(gy[((n * g.O + o) * g.OH + oh) * g.OW + ow]) *
-                     static_cast<double>(w[((o * Cg + c) * g.KH + kh) * g.KW + kw]);
+  for (int64_t task = 0; task < tasks; ++task) {
+    const int64_t n = task / g.C, ic = task % g.C, grp = ic / Cg, c = ic % Cg;
+    T* out = src_grad + task * SP;
+    for (int64_t x0 = 0; x0 < g.src[0]; ++x0)
+      for (int64_t x1 = 0; x1 < g.src[1]; ++x1)
+        for (int64_t x2 = 0; x2 < g.src[2]; ++x2) {
+          double acc = 0.0;
+          for (int64_t t0 = 0; t0 < g.k[0]; ++t0) {
+            const int64_t j0 = dst_pos(g, 0, x0, t0);
+            if (j0 < 0) continue;
+            for (int64_t t1 = 0; t1 < g.k[1]; ++t1) {
+              const int64_t j1 = dst_pos(g, 1, x1, t1);
+              if (j1 < 0) continue;
+              for (int64_t t2 = 0; t2 < g.k[2]; ++t2) {
+                const int64_t j2 = dst_pos(g, 2, x2, t2);
+                if (j2 < 0) continue;
+                const int64_t j = (j0 * g.dst[1] + j1) * g.dst[2] + j2, t = (t0 * g.k[1] + t1) * g.k[2] + t2;
+                for (int64_t oo = 0; oo < Og; ++oo) {
+                  const int64_t o = grp * Og + oo;
+                  acc += static_cast<double>(dst_grad[(n * g.O + o) * DP + j]) * static_cast<double>(w[(o * Cg + c) * K + t]);
+                }
+              }
             }
           }
+          out[(x0 * g.src[1] + x1) * g.src[2] + x2] = static_cast<T>(acc);
         }
-        gxc[ih * g.W + iw] = static_cast<T>(acc);
-      }
-    }
   }
 }
 
+// w_grad[o, c, t] = sum over n, j of dst_grad[n, o, j] * src[n, c, j * s - pl + t * d].
 template <typename T>
-void conv_backward_weight_loop(const Conv2dGeometry& g, const T* gy, const T* x, T* gw) {
-  const int64_t Cg = g.C / g.G, Og = g.O / g.G;
+void backward_weights_loop(const ConvGeometry& g, const T* src, const T* dst_grad, T* w_grad) {
+  const int64_t Cg = g.C / g.G, Og = g.O / g.G, SP = g.src_plane(), DP = g.dst_plane(), K = g.kernel();
   const int64_t tasks = g.O * Cg;
-  const bool par = parallel_worthwhile(tasks * g.KH * g.KW * g.N * g.OH * g.OW, tasks);
+  const bool par = parallel_worthwhile(tasks * K * g.N * DP, tasks);
 #pragma omp parallel for schedule(static) if (par)
-  for (int64_t t = 0; t < tasks; ++t) {
-    const int64_t o = t / Cg, c = t % Cg, ic = (o / Og) * Cg + c;
-    for (int64_t kh = 0; kh < g.KH; ++kh) {
-      for (int64_t kw = 0; kw < g.KW; ++kw) {
-        double acc = 0.0;
-        for (int64_t n = 0; n < g.N; ++n) {
-          const T* xc = x + (n * g.C + ic) * g.H * g.W;
-          const T* gyo = gy + (n * g.O + o) * g.OH * g.OW;
-          for (int64_t oh = 0; oh < g.OH; ++oh) {
-            const int64_t ih = oh * g.sh - g.ph + kh * g.dh;
-            if (ih < 0 || ih >= g.H) continue;
-            for (int64_t ow = 0; ow < g.OW; ++ow) {
-              const int64_t iw = ow * g.sw - g.pw + kw * g.dw;
-              if (iw < 0 || iw >= g.W) continue;
-              acc += static_cast<double>(gyo[oh * g.OW + ow]) * static_cast<double>(xc[ih * g.W + iw]);
+  for (int64_t task = 0; task < tasks; ++task) {
+    const int64_t o = task / Cg, c = task % Cg, ic = (o / Og) * Cg + c;
+    for (int64_t t0 = 0; t0 < g.k[0]; ++t0)
+      for (int64_t t1 = 0; t1 < g.k[1]; ++t1)
+        for (int64_t t2 = 0; t2 < g.k[2]; ++t2) {
+          double acc = 0.0;
+          for (int64_t n = 0; n < g.N; ++n) {
+            const T* sc = src + (n * g.C + ic) * SP;
+            const T* go = dst_grad + (n * g.O + o) * DP;
+            for (int64_t j0 = 0; j0 < g.dst[0]; ++j0) {
+              const int64_t x0 = src_pos(g, 0, j0, t0);
+              if (x0 < 0) continue;
+              for (int64_t j1 = 0; j1 < g.dst[1]; ++j1) {
+                const int64_t x1 = src_pos(g, 1, j1, t1);
+                if (x1 < 0) continue;
+                for (int64_t j2 = 0; j2 < g.dst[2]; ++j2) {
+                  const int64_t x2 = src_pos(g, 2, j2, t2);
+                  if (x2 < 0) continue;
+                  acc += static_cast<double>(go[(j0 * g.dst[1] + j1) * g.dst[2] + j2]) *
+                         static_cast<double>(sc[(x0 * g.src[1] + x1) * g.src[2] + x2]);
+                }
+              }
             }
           }
+          w_grad[task * K + (t0 * g.k[1] + t1) * g.k[2] + t2] = static_cast<T>(acc);
         }
-        gw[(t * g.KH + kh) * g.KW + kw] = static_cast<T>(acc);
-      }
-    }
   }
 }
 
 // ---------------------------------------------------------------- oneDNN path
 // Note [oneDNN convolution cache]
 // Like the matmul primitives (Note [oneDNN primitive cache] in matmul.cpp), convolution
-// primitives are cached by everything that defines them: the kind (forward, backward-data,
-// backward-weights), the geometry and whether a bias takes part. Each call brings its own
-// scratchpads (user mode, for the convolution and for its reorders) and its own blocked buffers,
-// so concurrent calls share no mutable state. The cache is cleared past
-// kMaxEntries so that a shape sweep cannot grow memory without bound.
+// primitives are cached by everything that defines them: the canonical pass (forward,
+// backward-data, backward-weights), the canonical geometry (rank included) and whether a bias
+// takes part. A transposed convolution reuses the same entries as the plain convolution it is the
+// adjoint of. Each call brings its own scratchpads (user mode, for the convolution and for its
+// reorders) and its own blocked buffers, so concurrent calls share no mutable state. The cache is
+// cleared past kMaxEntries so that a shape sweep cannot grow memory without bound.
 //
 // Note [Convolution layouts]
 // With many channels oneDNN's fast kernels want blocked layouts (channels in groups of 8 or 16
-// innermost); on plain NCHW / OIHW memory it falls back to a slower im2col + GEMM path. So when
-// both channel counts are at least kBlockedChannels, the primitive is created with layouts left
-// to oneDNN ("any"), and each call reorders the plain tensors into the chosen layouts and the
+// innermost); on plain NC(D)(H)W / OI(D)(H)W memory it falls back to a slower im2col + GEMM path.
+// So when both channel counts are at least kBlockedChannels, the primitive is created with layouts
+// left to oneDNN ("any"), and each call reorders the plain tensors into the chosen layouts and the
 // results back (the reorders are cached with the primitive). Fewer channels (the first layer of
 // an image network, depthwise groups) stay on plain memory, where oneDNN is already fast and a
 // reorder would cost more than it saves.
 enum class Pass : int64_t { forward = 0, backward_data = 1, backward_weights = 2 };
-using ConvKey = std::array<int64_t, 18>;
+using ConvKey = std::array<int64_t, 29>;
 constexpr int64_t kBlockedChannels = 16;
 
 // One argument of a cached primitive: the layout the primitive uses, and when that differs from the
@@ -161,9 +195,13 @@ struct CachedConv {
   bool ok = false;  // false: oneDNN declined this configuration
 };
 
-ConvKey conv_key(Pass pass, const Conv2dGeometry& g, bool bias) {
-  return {static_cast<int64_t>(pass), g.N, g.C, g.H, g.W, g.O, g.KH, g.KW, g.G, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.OH, g.OW,
-          bias ? 1 : 0};
+ConvKey conv_key(Pass pass, const ConvGeometry& g, bool bias) {
+  ConvKey k{};
+  size_t i = 0;
+  for (int64_t v : {static_cast<int64_t>(pass), g.nd, g.N, g.C, g.O, g.G, int64_t{bias}}) k[i++] = v;
+  for (const auto* a : {&g.src, &g.dst, &g.k, &g.s, &g.pl, &g.pr, &g.d})
+    for (int64_t v : *a) k[i++] = v;
+  return k;
 }
 
 dnnl::engine& conv_engine() {
@@ -201,24 +239,33 @@ constexpr auto f32 = dnnl::memory::data_type::f32;
 
 struct ConvDescs {
   dnnl::memory::desc src, wei, bia, dst;
-  dims strides, dilates, pad;
+  dims strides, dilates, pad_l, pad_r;
 };
 
 // The plain (user) layouts, or with `any` the descriptors that let oneDNN choose.
-ConvDescs conv_descs(const Conv2dGeometry& g, bool any) {
+ConvDescs conv_descs(const ConvGeometry& g, bool any) {
+  static const tag act[] = {tag::ncw, tag::nchw, tag::ncdhw}, wei[] = {tag::oiw, tag::oihw, tag::oidhw},
+                   gwei[] = {tag::goiw, tag::goihw, tag::goidhw};
+  const int r = static_cast<int>(g.nd) - 1;
+  auto with = [&](dims head, const std::array<int64_t, 3>& a) {
+    for (int64_t v : g.spatial(a)) head.push_back(v);
+    return head;
+  };
   ConvDescs d;
-  d.src = dnnl::memory::desc(dims{g.N, g.C, g.H, g.W}, f32, any ? tag::any : tag::nchw);
-  d.wei = g.G == 1 ? dnnl::memory::desc(dims{g.O, g.C, g.KH, g.KW}, f32, any ? tag::any : tag::oihw)
-                   : dnnl::memory::desc(dims{g.G, g.O / g.G, g.C / g.G, g.KH, g.KW}, f32, any ? tag::any : tag::goihw);
+  d.src = dnnl::memory::desc(with({g.N, g.C}, g.src), f32, any ? tag::any : act[r]);
+  d.wei = g.G == 1 ? dnnl::memory::desc(with({g.O, g.C}, g.k), f32, any ? tag::any : wei[r])
+                   : dnnl::memory::desc(with({g.G, g.O / g.G, g.C / g.G}, g.k), f32, any ? tag::any : gwei[r]);
   d.bia = dnnl::memory::desc(dims{g.O}, f32, tag::x);
-  d.dst = dnnl::memory::desc(dims{g.N, g.O, g.OH, g.OW}, f32, any ? tag::any : tag::nchw);
-  d.strides = {g.sh, g.sw};
-  d.dilates = {g.dh - 1, g.dw - 1};  // oneDNN counts the gaps between taps
-  d.pad = {g.ph, g.pw};
+  d.dst = dnnl::memory::desc(with({g.N, g.O}, g.dst), f32, any ? tag::any : act[r]);
+  d.strides = g.spatial(g.s);
+  d.dilates = g.spatial(g.d);
+  for (auto& v : d.dilates) v -= 1;  // oneDNN counts the gaps between taps
+  d.pad_l = g.spatial(g.pl);
+  d.pad_r = g.spatial(g.pr);
   return d;
 }
 
-std::shared_ptr<const CachedConv> make_prim(Pass pass, const Conv2dGeometry& g, bool bias) {
+std::shared_ptr<const CachedConv> make_prim(Pass pass, const ConvGeometry& g, bool bias) {
   auto c = std::make_shared<CachedConv>();
   try {
     auto& eng = conv_engine();
@@ -228,9 +275,9 @@ std::shared_ptr<const CachedConv> make_prim(Pass pass, const Conv2dGeometry& g, 
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     const auto prop = pass == Pass::forward ? dnnl::prop_kind::forward_inference : dnnl::prop_kind::forward_training;
     auto fwd_d = bias ? dnnl::convolution_forward::desc(prop, dnnl::algorithm::convolution_direct, d.src, d.wei, d.bia, d.dst,
-                                                        d.strides, d.dilates, d.pad, d.pad)
+                                                        d.strides, d.dilates, d.pad_l, d.pad_r)
                       : dnnl::convolution_forward::desc(prop, dnnl::algorithm::convolution_direct, d.src, d.wei, d.dst, d.strides,
-                                                        d.dilates, d.pad, d.pad);
+                                                        d.dilates, d.pad_l, d.pad_r);
     dnnl::convolution_forward::primitive_desc fwd_pd(fwd_d, attr, eng);
     auto add = [&](int arg, const dnnl::memory::desc& p, const dnnl::memory::desc& chosen, bool output) {
       ConvArg a{arg, p, chosen, output, std::nullopt, 0};
@@ -251,7 +298,7 @@ std::shared_ptr<const CachedConv> make_prim(Pass pass, const Conv2dGeometry& g, 
       add(DNNL_ARG_DST, plain.dst, fwd_pd.dst_desc(), true);
     } else if (pass == Pass::backward_data) {
       dnnl::convolution_backward_data::desc bd(dnnl::algorithm::convolution_direct, d.src, d.wei, d.dst, d.strides, d.dilates,
-                                               d.pad, d.pad);
+                                               d.pad_l, d.pad_r);
       dnnl::convolution_backward_data::primitive_desc pd(bd, attr, eng, fwd_pd);
       c->prim = dnnl::convolution_backward_data(pd);
       c->scratch_bytes = pd.scratchpad_desc().get_size();
@@ -260,7 +307,7 @@ std::shared_ptr<const CachedConv> make_prim(Pass pass, const Conv2dGeometry& g, 
       add(DNNL_ARG_DIFF_SRC, plain.src, pd.diff_src_desc(), true);
     } else {
       dnnl::convolution_backward_weights::desc bw(dnnl::algorithm::convolution_direct, d.src, d.wei, d.dst, d.strides, d.dilates,
-                                                  d.pad, d.pad);
+                                                  d.pad_l, d.pad_r);
       dnnl::convolution_backward_weights::primitive_desc pd(bw, attr, eng, fwd_pd);
       c->prim = dnnl::convolution_backward_weights(pd);
       c->scratch_bytes = pd.scratchpad_desc().get_size();
@@ -277,7 +324,7 @@ std::shared_ptr<const CachedConv> make_prim(Pass pass, const Conv2dGeometry& g, 
 
 // Runs one pass with oneDNN over contiguous float32 buffers (plain layouts). Returns false when
 // oneDNN has no implementation for this configuration (the caller falls back to the loops).
-bool dnnl_conv(Pass pass, const Conv2dGeometry& g, const std::unordered_map<int, void*>& buffers, bool bias) {
+bool dnnl_conv(Pass pass, const ConvGeometry& g, const std::unordered_map<int, void*>& buffers, bool bias) {
   const ConvKey key = conv_key(pass, g, bias);
   auto prim = conv_cache().get(key);
   if (!prim) {
@@ -321,6 +368,47 @@ bool dnnl_conv(Pass pass, const Conv2dGeometry& g, const std::unordered_map<int,
   return true;
 }
 
+// ---------------------------------------------------------------- the three canonical passes
+// Each writes a contiguous result: through oneDNN for float32 when it accepts the configuration,
+// else through the loops.
+
+void run_forward(const ConvGeometry& g, const Tensor& src, const Tensor& w, const Tensor& b, Tensor& dst) {
+  if (src.scalar_type() == kFloat) {
+    std::unordered_map<int, void*> bufs{{DNNL_ARG_SRC, src.data_ptr()}, {DNNL_ARG_WEIGHTS, w.data_ptr()}, {DNNL_ARG_DST, dst.data_ptr()}};
+    if (b.defined()) bufs.emplace(DNNL_ARG_BIAS, b.data_ptr());
+    if (dnnl_conv(Pass::forward, g, bufs, b.defined())) return;
+    forward_loop<float>(g, src.data_ptr<float>(), w.data_ptr<float>(), b.defined() ? b.data_ptr<float>() : nullptr,
+                        dst.data_ptr<float>());
+  } else {
+    forward_loop<double>(g, src.data_ptr<double>(), w.data_ptr<double>(), b.defined() ? b.data_ptr<double>() : nullptr,
+                         dst.data_ptr<double>());
+  }
+}
+
+void run_backward_data(const ConvGeometry& g, const Tensor& dst_grad, const Tensor& w, Tensor& src_grad) {
+  if (src_grad.scalar_type() == kFloat) {
+    if (dnnl_conv(Pass::backward_data, g,
+                  {{DNNL_ARG_DIFF_SRC, src_grad.data_ptr()}, {DNNL_ARG_WEIGHTS, w.data_ptr()}, {DNNL_ARG_DIFF_DST, dst_grad.data_ptr()}},
+                  false))
+      return;
+    backward_data_loop<float>(g, dst_grad.data_ptr<float>(), w.data_ptr<float>(), src_grad.data_ptr<float>());
+  } else {
+    backward_data_loop<double>(g, dst_grad.data_ptr<double>(), w.data_ptr<double>(), src_grad.data_ptr<double>());
+  }
+}
+
+void run_backward_weights(const ConvGeometry& g, const Tensor& src, const Tensor& dst_grad, Tensor& w_grad) {
+  if (w_grad.scalar_type() == kFloat) {
+    if (dnnl_conv(Pass::backward_weights, g,
+                  {{DNNL_ARG_SRC, src.data_ptr()}, {DNNL_ARG_DIFF_WEIGHTS, w_grad.data_ptr()}, {DNNL_ARG_DIFF_DST, dst_grad.data_ptr()}},
+                  false))
+      return;
+    backward_weights_loop<float>(g, src.data_ptr<float>(), dst_grad.data_ptr<float>(), w_grad.data_ptr<float>());
+  } else {
+    backward_weights_loop<double>(g, src.data_ptr<double>(), dst_grad.data_ptr<double>(), w_grad.data_ptr<double>());
+  }
+}
+
 void check_cpu(const char* op, std::initializer_list<const Tensor*> ts) {
   for (const Tensor* t : ts)
     EMBER_CHECK(!t->defined() || t->is_cpu(), "[", op, "] expected CPU tensors; got one on ", t->device());
@@ -331,29 +419,31 @@ void check_dtype(const char* op, const Tensor& input) {
               "] expected float32 or float64 on the CPU; got ", c10::dtypeName(input.scalar_type()));
 }
 
+// The bias as a (1, channels, 1, ...) view that broadcasts over an output of rank nd + 2.
+Tensor bias_view(const Tensor& b, const ConvGeometry& g) {
+  std::vector<int64_t> shape(static_cast<size_t>(g.nd + 2), 1);
+  shape[1] = b.size(0);
+  return b.view(shape);
+}
+
 }  // namespace
 
 Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
                        IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups) {
-  (void)output_padding;  // only transposed convolutions use it
-  const Conv2dGeometry g =
-      conv_utils::check_conv2d("convolution", input, weight, bias, stride, padding, dilation, transposed, groups);
+  const ConvGeometry g =
+      conv_utils::check_conv("convolution", input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   const Tensor b = bias && bias->defined() ? bias->contiguous() : Tensor();
   check_cpu("convolution", {&input, &weight, &b});
   check_dtype("convolution", input);
   const Tensor x = input.contiguous(), w = weight.contiguous();
-  Tensor y = at::empty({g.N, g.O, g.OH, g.OW}, input.options());
+  Tensor y = at::empty(g.output_shape(), input.options());
   if (y.numel() == 0) return y;
-  if (g.N * g.C * g.H * g.W == 0) return b.defined() ? y.copy_(b.view({1, g.O, 1, 1}).expand_as(y)) : y.zero_();
-  if (x.scalar_type() == kFloat) {
-    std::unordered_map<int, void*> bufs{{DNNL_ARG_SRC, x.data_ptr()}, {DNNL_ARG_WEIGHTS, w.data_ptr()}, {DNNL_ARG_DST, y.data_ptr()}};
-    if (b.defined()) bufs.emplace(DNNL_ARG_BIAS, b.data_ptr());
-    if (dnnl_conv(Pass::forward, g, bufs, b.defined())) return y;
-    conv_forward_loop<float>(g, x.data_ptr<float>(), w.data_ptr<float>(), b.defined() ? b.data_ptr<float>() : nullptr,
-                             y.data_ptr<float>());
+  if (x.numel() == 0 || w.numel() == 0) return b.defined() ? y.copy_(bias_view(b, g).expand_as(y)) : y.zero_();
+  if (!transposed) {
+    run_forward(g, x, w, b, y);
   } else {
-    conv_forward_loop<double>(g, x.data_ptr<double>(), w.data_ptr<double>(), b.defined() ? b.data_ptr<double>() : nullptr,
-                              y.data_ptr<double>());
+    run_backward_data(g, x, w, y);
+    if (b.defined()) y.add_(bias_view(b, g));
   }
   return y;
 }
@@ -362,31 +452,24 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_cpu(const Tensor& grad_o
                                                             OptionalIntArrayRef bias_sizes, IntArrayRef stride, IntArrayRef padding,
                                                             IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
                                                             int64_t groups, std::array<bool, 3> output_mask) {
-  (void)output_padding;
   (void)bias_sizes;  // the bias gradient's shape is (out_channels)
-  const Conv2dGeometry g =
-      conv_utils::check_conv2d("convolution_backward", input, weight, std::nullopt, stride, padding, dilation, transposed, groups);
-  check_cpu("convolution_backward", {&grad_output, &input, &weight});
-  check_dtype("convolution_backward", input);
-  conv_utils::check_conv2d_grad_output("convolution_backward", grad_output, input, g);
+  const char* op = "convolution_backward";
+  const ConvGeometry g =
+      conv_utils::check_conv(op, input, weight, std::nullopt, stride, padding, dilation, transposed, output_padding, groups);
+  check_cpu(op, {&grad_output, &input, &weight});
+  check_dtype(op, input);
+  conv_utils::check_conv_grad_output(op, grad_output, input, g);
   const Tensor gy = grad_output.contiguous();
   Tensor gx, gw, gb;
-  const bool empty = gy.numel() == 0 || input.numel() == 0;
+  const bool empty = gy.numel() == 0 || input.numel() == 0 || weight.numel() == 0;
   if (output_mask[0]) {
     gx = at::empty(input.sizes(), input.options());
     if (empty) {
       gx.zero_();
     } else {
       const Tensor w = weight.contiguous();
-      if (!(gx.scalar_type() == kFloat &&
-            dnnl_conv(Pass::backward_data, g,
-                      {{DNNL_ARG_DIFF_SRC, gx.data_ptr()}, {DNNL_ARG_WEIGHTS, w.data_ptr()}, {DNNL_ARG_DIFF_DST, gy.data_ptr()}},
-                      false))) {
-        if (gx.scalar_type() == kFloat)
-          conv_backward_input_loop<float>(g, gy.data_ptr<float>(), w.data_ptr<float>(), gx.data_ptr<float>());
-        else
-          conv_backward_input_loop<double>(g, gy.data_ptr<double>(), w.data_ptr<double>(), gx.data_ptr<double>());
-      }
+      if (!transposed) run_backward_data(g, gy, w, gx);
+      else run_forward(g, gy, w, Tensor(), gx);
     }
   }
   if (output_mask[1]) {
@@ -395,18 +478,15 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_cpu(const Tensor& grad_o
       gw.zero_();
     } else {
       const Tensor x = input.contiguous();
-      if (!(gw.scalar_type() == kFloat &&
-            dnnl_conv(Pass::backward_weights, g,
-                      {{DNNL_ARG_SRC, x.data_ptr()}, {DNNL_ARG_DIFF_WEIGHTS, gw.data_ptr()}, {DNNL_ARG_DIFF_DST, gy.data_ptr()}},
-                      false))) {
-        if (gw.scalar_type() == kFloat)
-          conv_backward_weight_loop<float>(g, gy.data_ptr<float>(), x.data_ptr<float>(), gw.data_ptr<float>());
-        else
-          conv_backward_weight_loop<double>(g, gy.data_ptr<double>(), x.data_ptr<double>(), gw.data_ptr<double>());
-      }
+      if (!transposed) run_backward_weights(g, x, gy, gw);
+      else run_backward_weights(g, gy, x, gw);
     }
   }
-  if (output_mask[2]) gb = gy.sum(IntArrayRef({0, 2, 3}));
+  if (output_mask[2]) {
+    std::vector<int64_t> dims{0};
+    for (int64_t i = 2; i < g.nd + 2; ++i) dims.push_back(i);
+    gb = gy.sum(IntArrayRef(dims));
+  }
   return {gx, gw, gb};
 }
 

@@ -23,7 +23,7 @@ namespace ember::cuda::cudnn {
   X(GetVersion) X(GetErrorString) X(Create) X(Destroy) X(SetStream)                               \
   X(CreateTensorDescriptor) X(SetTensorNdDescriptor) X(DestroyTensorDescriptor)                   \
   X(CreateFilterDescriptor) X(SetFilterNdDescriptor) X(DestroyFilterDescriptor)                   \
-  X(CreateConvolutionDescriptor) X(SetConvolution2dDescriptor) X(SetConvolutionGroupCount)        \
+  X(CreateConvolutionDescriptor) X(SetConvolutionNdDescriptor) X(SetConvolutionGroupCount)        \
   X(SetConvolutionMathType) X(DestroyConvolutionDescriptor)                                       \
   X(GetConvolutionForwardAlgorithm_v7) X(FindConvolutionForwardAlgorithmEx)                       \
   X(GetConvolutionForwardWorkspaceSize) X(ConvolutionForward)                                     \

@@ -1,8 +1,14 @@
-// 2-D convolution on CUDA through cuDNN: convolution and convolution_backward.
+// Convolution on CUDA through cuDNN, 1-d to 3-d, plain and transposed: convolution and
+// convolution_backward.
 //
 // Same checks and output geometry as the CPU kernel (ATen/native/ConvUtils.h), so both backends
-// raise the same errors; tensors are made contiguous (NCHW) and the result is contiguous, as on
-// the CPU. float32, float64, float16 and bfloat16; float16/bfloat16 accumulate in float32.
+// raise the same errors, and the same mapping onto the three passes of a plain ("canonical")
+// convolution (Note [Convolution as a source-to-destination map] there): a transposed forward is
+// cuDNN's backward-data, its input gradient cuDNN's forward, its weight gradient cuDNN's
+// backward-filter with source and destination swapped. cuDNN wants at least 4-D tensors, so a
+// 1-d convolution runs as a 2-d one with a leading spatial size of 1. Tensors are made
+// contiguous and the result is contiguous, as on the CPU. float32, float64, float16 and bfloat16;
+// float16/bfloat16 accumulate in float32.
 //
 // Note [cuDNN algorithm choice]
 // Each (pass, shape, dtype, math, device) is resolved once and cached: by default from cuDNN's
@@ -29,7 +35,7 @@ namespace at::native {
 
 namespace {
 
-using conv_utils::Conv2dGeometry;
+using conv_utils::ConvGeometry;
 namespace dnn = ember::cuda::cudnn;
 
 enum class Pass : int { forward = 0, backward_data = 1, backward_filter = 2 };
@@ -56,23 +62,29 @@ int as_int(int64_t v) { return static_cast<int>(v); }  // callers keep every siz
 /// The descriptors of one convolution call (a slice of `n` samples), destroyed with the object.
 class Descriptors {
  public:
-  Descriptors(const dnn::Api& api, const Conv2dGeometry& g, int64_t n, ScalarType st) : api_(api) {
+  // x, y and w are the canonical source, destination and weight (see the top of this file).
+  Descriptors(const dnn::Api& api, const ConvGeometry& g, int64_t n, ScalarType st) : api_(api) {
     const cudnnDataType_t dt = data_type(st);
     EMBER_CUDNN_CHECK(api.CreateTensorDescriptor(&x));
     EMBER_CUDNN_CHECK(api.CreateTensorDescriptor(&y));
     EMBER_CUDNN_CHECK(api.CreateFilterDescriptor(&w));
     EMBER_CUDNN_CHECK(api.CreateConvolutionDescriptor(&conv));
-    const int xd[4] = {as_int(n), as_int(g.C), as_int(g.H), as_int(g.W)};
-    const int xs[4] = {as_int(g.C * g.H * g.W), as_int(g.H * g.W), as_int(g.W), 1};
-    const int yd[4] = {as_int(n), as_int(g.O), as_int(g.OH), as_int(g.OW)};
-    const int ys[4] = {as_int(g.O * g.OH * g.OW), as_int(g.OH * g.OW), as_int(g.OW), 1};
-    const int wd[4] = {as_int(g.O), as_int(g.C / g.G), as_int(g.KH), as_int(g.KW)};
-    EMBER_CUDNN_CHECK(api.SetTensorNdDescriptor(x, dt, 4, xd, xs));
-    EMBER_CUDNN_CHECK(api.SetTensorNdDescriptor(y, dt, 4, yd, ys));
-    EMBER_CUDNN_CHECK(api.SetFilterNdDescriptor(w, dt, CUDNN_TENSOR_NCHW, 4, wd));
+    const int sd = static_cast<int>(std::max<int64_t>(g.nd, 2));  // spatial dims given to cuDNN
+    const int first = 3 - sd;                                     // first of the geometry's slots used
+    int xd[5], xs[5], yd[5], ys[5], wd[5], pad[3], str[3], dil[3];
+    xd[0] = as_int(n), xd[1] = as_int(g.C), yd[0] = as_int(n), yd[1] = as_int(g.O);
+    wd[0] = as_int(g.O), wd[1] = as_int(g.C / g.G);
+    for (int i = 0; i < sd; ++i) {
+      xd[2 + i] = as_int(g.src[first + i]), yd[2 + i] = as_int(g.dst[first + i]), wd[2 + i] = as_int(g.k[first + i]);
+      pad[i] = as_int(g.pl[first + i]), str[i] = as_int(g.s[first + i]), dil[i] = as_int(g.d[first + i]);
+    }
+    xs[sd + 1] = ys[sd + 1] = 1;
+    for (int i = sd + 1; i >= 1; --i) xs[i - 1] = xs[i] * xd[i], ys[i - 1] = ys[i] * yd[i];
+    EMBER_CUDNN_CHECK(api.SetTensorNdDescriptor(x, dt, sd + 2, xd, xs));
+    EMBER_CUDNN_CHECK(api.SetTensorNdDescriptor(y, dt, sd + 2, yd, ys));
+    EMBER_CUDNN_CHECK(api.SetFilterNdDescriptor(w, dt, CUDNN_TENSOR_NCHW, sd + 2, wd));
     const cudnnDataType_t compute = st == kDouble ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
-    EMBER_CUDNN_CHECK(api.SetConvolution2dDescriptor(conv, as_int(g.ph), as_int(g.pw), as_int(g.sh), as_int(g.sw),
-                                                     as_int(g.dh), as_int(g.dw), CUDNN_CROSS_CORRELATION, compute));
+    EMBER_CUDNN_CHECK(api.SetConvolutionNdDescriptor(conv, sd, pad, str, dil, CUDNN_CROSS_CORRELATION, compute));
     EMBER_CUDNN_CHECK(api.SetConvolutionGroupCount(conv, as_int(g.G)));
     EMBER_CUDNN_CHECK(api.SetConvolutionMathType(conv, math_type(st)));
   }
@@ -95,7 +107,7 @@ class Descriptors {
 
 // ---------------------------------------------------------------- algorithm cache
 struct Key {
-  int64_t v[20];
+  int64_t v[30];
   bool operator==(const Key& o) const { return std::memcmp(v, o.v, sizeof v) == 0; }
 };
 struct KeyHash {
@@ -111,11 +123,16 @@ struct Choice {
   size_t workspace = 0;
 };
 
-Key make_key(Pass pass, const Conv2dGeometry& g, int64_t n, ScalarType st, int device) {
+Key make_key(Pass pass, const ConvGeometry& g, int64_t n, ScalarType st, int device) {
   const auto& ctx = at::globalContext();
-  return Key{{static_cast<int64_t>(pass), n, g.C, g.H, g.W, g.O, g.KH, g.KW, g.G, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw,
-              static_cast<int64_t>(st), device, static_cast<int64_t>(math_type(st)), ctx.deterministicCuDNN(),
-              ctx.benchmarkCuDNN()}};
+  Key k{};
+  size_t i = 0;
+  for (int64_t v : {static_cast<int64_t>(pass), g.nd, n, g.C, g.O, g.G, static_cast<int64_t>(st), int64_t{device},
+                    static_cast<int64_t>(math_type(st)), int64_t{ctx.deterministicCuDNN()}, int64_t{ctx.benchmarkCuDNN()}})
+    k.v[i++] = v;
+  for (const auto* a : {&g.src, &g.dst, &g.k, &g.s, &g.pl, &g.d})  // cuDNN pads symmetrically: no pr
+    for (int64_t v : *a) k.v[i++] = v;
+  return k;
 }
 
 std::mutex cache_mutex;
@@ -263,7 +280,7 @@ const char* pass_name(Pass p) {
 }
 
 /// Runs one pass over a slice of n samples, choosing (and caching) its algorithm on first use.
-void run_pass(Pass pass, const Conv2dGeometry& g, int64_t n, ScalarType st, const Device& device, const Buffers& b,
+void run_pass(Pass pass, const ConvGeometry& g, int64_t n, ScalarType st, const Device& device, const Buffers& b,
               bool accumulate) {
   const char* op = pass_name(pass);
   const dnn::Api& api = dnn::api(op);
@@ -313,18 +330,19 @@ void run_pass(Pass pass, const Conv2dGeometry& g, int64_t n, ScalarType st, cons
     cache().emplace(key, Choice{c.algo, hold_fma ? CUDNN_FMA_MATH : c.math, bytes});
     return;
   }
-  throw c10::Error(c10::str("[", op, "] cuDNN offered no algorithm that runs this convolution (", g.N, "x", g.C, "x", g.H, "x", g.W,
-                            " input, ", g.O, "x", g.C / g.G, "x", g.KH, "x", g.KW, " weight, groups ", g.G, ", ",
+  throw c10::Error(c10::str("[", op, "] cuDNN offered no algorithm that runs this convolution (source ", IntArrayRef(g.src_shape()),
+                            ", destination ", IntArrayRef(g.dst_shape()), ", weight ", IntArrayRef(g.weight_shape()), ", groups ", g.G,
+                            g.transposed ? ", transposed" : "", ", ",
                             c10::dtypeName(st), ctx.deterministicCuDNN() ? ", deterministic only" : "", ");",
                             tried.empty() ? " none was applicable" : tried));
 }
 
 /// Samples per slice so that every tensor of the slice stays below 2^31 elements.
-int64_t slice_samples(const char* op, const Conv2dGeometry& g) {
-  const int64_t per = std::max<int64_t>({g.C * g.H * g.W, g.O * g.OH * g.OW, 1});
-  EMBER_CHECK(per <= INT_MAX && g.O * (g.C / g.G) * g.KH * g.KW <= INT_MAX, "[", op,
-              "] expected one sample's input, output and the weight each below 2^31 elements on CUDA; got input ", g.C, "x", g.H,
-              "x", g.W, ", output ", g.O, "x", g.OH, "x", g.OW, " per sample");
+int64_t slice_samples(const char* op, const ConvGeometry& g) {
+  const int64_t per = std::max<int64_t>({g.C * g.src_plane(), g.O * g.dst_plane(), 1});
+  EMBER_CHECK(per <= INT_MAX && g.O * (g.C / g.G) * g.kernel() <= INT_MAX, "[", op,
+              "] expected one sample's input, output and the weight each below 2^31 elements on CUDA; got input ",
+              IntArrayRef(g.input_shape()), ", output ", IntArrayRef(g.output_shape()));
   return std::max<int64_t>(1, std::min<int64_t>(g.N, INT_MAX / per));
 }
 
@@ -335,31 +353,55 @@ void check_cuda(const char* op, std::initializer_list<const Tensor*> ts, const T
                   "; got one on ", t->device());
 }
 
+// cuDNN pads both ends alike; a transposed convolution whose output_padding reaches its stride
+// (which a larger dilation allows) would need a smaller right padding.
+void check_symmetric(const char* op, const ConvGeometry& g) {
+  EMBER_CHECK(g.pl == g.pr, "[", op, "] expected each output_padding below its stride on CUDA (an output_padding of at least the ",
+              "stride, allowed by a larger dilation, runs on the CPU only); got source ", IntArrayRef(g.src_shape()),
+              ", stride ", IntArrayRef(g.spatial(g.s)), ", dilation ", IntArrayRef(g.spatial(g.d)));
+}
+
+/// Runs one canonical pass over the whole batch in slices: `src` and `dst` are the canonical
+/// source and destination buffers (contiguous), `w` the weight (or their gradients, by pass).
+void run_sliced(const char* op, Pass pass, const ConvGeometry& g, const Tensor& src, const Tensor& w, const Tensor& dst) {
+  const int64_t step = slice_samples(op, g);
+  const int64_t esz = static_cast<int64_t>(src.element_size());
+  for (int64_t n0 = 0; n0 < g.N; n0 += step) {
+    const int64_t n = std::min(step, g.N - n0);
+    Buffers buf{static_cast<char*>(src.data_ptr()) + n0 * g.C * g.src_plane() * esz, w.data_ptr(),
+                static_cast<char*>(dst.data_ptr()) + n0 * g.O * g.dst_plane() * esz};
+    // The weight gradient of later slices adds to the earlier ones'.
+    run_pass(pass, g, n, src.scalar_type(), src.device(), buf, pass == Pass::backward_filter && n0 > 0);
+  }
+}
+
+// The bias as a (1, channels, 1, ...) view that broadcasts over an output of rank nd + 2.
+Tensor bias_view(const Tensor& b, const ConvGeometry& g) {
+  std::vector<int64_t> shape(static_cast<size_t>(g.nd + 2), 1);
+  shape[1] = b.size(0);
+  return b.view(shape);
+}
+
 }  // namespace
 
 Tensor convolution_cuda(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
                         IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups) {
-  (void)output_padding;  // only transposed convolutions use it
   const char* op = "convolution";
-  const Conv2dGeometry g = conv_utils::check_conv2d(op, input, weight, bias, stride, padding, dilation, transposed, groups);
+  const ConvGeometry g =
+      conv_utils::check_conv(op, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   const Tensor b = bias && bias->defined() ? bias->contiguous() : Tensor();
   EMBER_CHECK(input.is_cuda(), "[", op, "] expected a CUDA input; got one on ", input.device());
   check_cuda(op, {&weight, &b}, input);
   (void)data_type(input.scalar_type());
+  check_symmetric(op, g);
   ember::cuda::DeviceGuard guard(input.device().index());
-  Tensor y = at::empty({g.N, g.O, g.OH, g.OW}, input.options());
+  Tensor y = at::empty(g.output_shape(), input.options());
   if (y.numel() == 0) return y;
-  if (g.N * g.C * g.H * g.W == 0) return b.defined() ? y.copy_(b.view({1, g.O, 1, 1}).expand_as(y)) : y.zero_();
+  if (input.numel() == 0 || weight.numel() == 0) return b.defined() ? y.copy_(bias_view(b, g).expand_as(y)) : y.zero_();
   const Tensor x = input.contiguous(), w = weight.contiguous();
-  const int64_t step = slice_samples(op, g);
-  const int64_t esz = static_cast<int64_t>(x.element_size());
-  for (int64_t n0 = 0; n0 < g.N; n0 += step) {
-    const int64_t n = std::min(step, g.N - n0);
-    Buffers buf{static_cast<char*>(x.data_ptr()) + n0 * g.C * g.H * g.W * esz, w.data_ptr(),
-                static_cast<char*>(y.data_ptr()) + n0 * g.O * g.OH * g.OW * esz};
-    run_pass(Pass::forward, g, n, x.scalar_type(), x.device(), buf, false);
-  }
-  if (b.defined()) y.add_(b.view({1, g.O, 1, 1}));
+  if (!transposed) run_sliced(op, Pass::forward, g, x, w, y);
+  else run_sliced(op, Pass::backward_data, g, y, w, x);
+  if (b.defined()) y.add_(bias_view(b, g));
   return y;
 }
 
@@ -368,33 +410,27 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_cuda(const Tensor& grad_
                                                              IntArrayRef padding, IntArrayRef dilation, bool transposed,
                                                              IntArrayRef output_padding, int64_t groups,
                                                              std::array<bool, 3> output_mask) {
-  (void)output_padding;
   (void)bias_sizes;  // the bias gradient's shape is (out_channels)
   const char* op = "convolution_backward";
-  const Conv2dGeometry g =
-      conv_utils::check_conv2d(op, input, weight, std::nullopt, stride, padding, dilation, transposed, groups);
+  const ConvGeometry g =
+      conv_utils::check_conv(op, input, weight, std::nullopt, stride, padding, dilation, transposed, output_padding, groups);
   EMBER_CHECK(input.is_cuda(), "[", op, "] expected a CUDA input; got one on ", input.device());
   check_cuda(op, {&grad_output, &weight}, input);
   (void)data_type(input.scalar_type());
-  conv_utils::check_conv2d_grad_output(op, grad_output, input, g);
+  conv_utils::check_conv_grad_output(op, grad_output, input, g);
+  check_symmetric(op, g);
   ember::cuda::DeviceGuard guard(input.device().index());
   const Tensor gy = grad_output.contiguous();
   Tensor gx, gw, gb;
-  const bool empty = gy.numel() == 0 || input.numel() == 0;
-  const int64_t esz = static_cast<int64_t>(input.element_size());
-  const int64_t step = empty ? 1 : slice_samples(op, g);
+  const bool empty = gy.numel() == 0 || input.numel() == 0 || weight.numel() == 0;
   if (output_mask[0]) {
     gx = at::empty(input.sizes(), input.options());
     if (empty) {
       gx.zero_();
     } else {
       const Tensor w = weight.contiguous();
-      for (int64_t n0 = 0; n0 < g.N; n0 += step) {
-        const int64_t n = std::min(step, g.N - n0);
-        Buffers buf{static_cast<char*>(gx.data_ptr()) + n0 * g.C * g.H * g.W * esz, w.data_ptr(),
-                    static_cast<char*>(gy.data_ptr()) + n0 * g.O * g.OH * g.OW * esz};
-        run_pass(Pass::backward_data, g, n, input.scalar_type(), input.device(), buf, false);
-      }
+      if (!transposed) run_sliced(op, Pass::backward_data, g, gx, w, gy);
+      else run_sliced(op, Pass::forward, g, gy, w, gx);
     }
   }
   if (output_mask[1]) {
@@ -403,15 +439,15 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_cuda(const Tensor& grad_
       gw.zero_();
     } else {
       const Tensor x = input.contiguous();
-      for (int64_t n0 = 0; n0 < g.N; n0 += step) {
-        const int64_t n = std::min(step, g.N - n0);
-        Buffers buf{static_cast<char*>(x.data_ptr()) + n0 * g.C * g.H * g.W * esz, gw.data_ptr(),
-                    static_cast<char*>(gy.data_ptr()) + n0 * g.O * g.OH * g.OW * esz};
-        run_pass(Pass::backward_filter, g, n, input.scalar_type(), input.device(), buf, n0 > 0);
-      }
+      if (!transposed) run_sliced(op, Pass::backward_filter, g, x, gw, gy);
+      else run_sliced(op, Pass::backward_filter, g, gy, gw, x);
     }
   }
-  if (output_mask[2]) gb = gy.sum(IntArrayRef({0, 2, 3}));
+  if (output_mask[2]) {
+    std::vector<int64_t> dims{0};
+    for (int64_t i = 2; i < g.nd + 2; ++i) dims.push_back(i);
+    gb = gy.sum(IntArrayRef(dims));
+  }
   return {gx, gw, gb};
 }
 

@@ -1,4 +1,4 @@
-// Layer and training-step benchmarks for the CNN path (conv2d, max_pool2d, whole MNIST training steps),
+// Layer and training-step benchmarks for the CNN path (conv2d, max_pool2d, whole MNIST training steps) and an LSTM layer,
 // written once against the libtorch API and compiled twice by tools/bench/run: against Ember and against
 // libtorch. Inputs come from torch::randn after a fixed seed; values do not matter for the timing.
 #include <benchmark/benchmark.h>
@@ -54,6 +54,23 @@ BENCHMARK(BM_conv2d_mnist2_fwd);
 BENCHMARK(BM_conv2d_mnist2_fwd_bwd);
 BENCHMARK(BM_conv2d_resnet_fwd);
 BENCHMARK(BM_conv2d_resnet_fwd_bwd);
+
+// ---------------------------------------------------------------- conv_transpose2d
+
+// A DCGAN generator's upsampling layer: batch 64, 128 -> 64 channels, 7x7 -> 14x14, kernel 4,
+// stride 2, padding 1, no bias (a batch norm follows); forward and backward.
+void BM_conv_transpose2d_dcgan_fwd_bwd(benchmark::State& st) {
+  torch::manual_seed(0);
+  auto x = torch::randn({64, 128, 7, 7}).requires_grad_(true);
+  auto w = (torch::randn({128, 64, 4, 4}) * 0.05).requires_grad_(true);
+  auto g = torch::randn({64, 64, 14, 14});
+  for (auto _ : st) {
+    auto y = torch::conv_transpose2d(x, w, {}, {2, 2}, {1, 1});
+    y.backward(g);
+  }
+  benchmark::DoNotOptimize(w.grad());
+}
+BENCHMARK(BM_conv_transpose2d_dcgan_fwd_bwd);
 
 // ---------------------------------------------------------------- max_pool2d
 
@@ -191,9 +208,34 @@ void BM_batch_norm2d_resnet_fwd_bwd(benchmark::State& st) {
 BENCHMARK(BM_batch_norm2d_resnet_fwd_bwd);
 #endif
 
-#ifdef BENCH_LSTM
-// Place for an LSTM layer step once Ember has torch::nn::LSTM.
-#endif
+// ---------------------------------------------------------------- LSTM
+
+// One LSTM layer (input 200, hidden 200) over 35 steps of a batch of 20, the shape of the small
+// word-level language model: forward, then backward to the input, the initial states and the weights.
+void BM_LSTM_layer_fwd_bwd(benchmark::State& st) {
+  torch::manual_seed(0);
+  torch::nn::LSTM lstm(torch::nn::LSTMOptions(200, 200));
+  auto x = torch::randn({35, 20, 200}).requires_grad_(true);
+  auto h0 = torch::zeros({1, 20, 200}).requires_grad_(true);
+  auto c0 = torch::zeros({1, 20, 200}).requires_grad_(true);
+  auto g = torch::randn({35, 20, 200});
+  for (auto _ : st) {
+    auto out = std::get<0>(lstm->forward(x, std::make_tuple(h0, c0)));
+    out.backward(g);
+  }
+  benchmark::DoNotOptimize(x.grad());
+}
+BENCHMARK(BM_LSTM_layer_fwd_bwd);
+
+// The same layer, forward only (inference).
+void BM_LSTM_layer_fwd(benchmark::State& st) {
+  torch::manual_seed(0);
+  torch::NoGradGuard no_grad;
+  torch::nn::LSTM lstm(torch::nn::LSTMOptions(200, 200));
+  auto x = torch::randn({35, 20, 200});
+  for (auto _ : st) benchmark::DoNotOptimize(std::get<0>(lstm->forward(x)));
+}
+BENCHMARK(BM_LSTM_layer_fwd);
 
 }  // namespace
 

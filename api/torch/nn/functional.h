@@ -3,6 +3,7 @@
 // layers and losses, taking libtorch's *FuncOptions.
 #include <ATen/ATen.h>
 #include <ATen/core/GradMode.h>
+#include <torch/nn/conv.h>
 #include <torch/nn/options.h>
 #include <optional>
 
@@ -51,12 +52,7 @@ inline at::Tensor log_softmax(const at::Tensor& input, const LogSoftmaxFuncOptio
   return at::log_softmax(input, options.dim(), options.dtype());
 }
 
-/// 2-D convolution of `input` (N, C, H, W) or (C, H, W) with `weight` (O, C / groups, kH, kW).
-inline at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight, const Conv2dFuncOptions& options = {}) {
-  const auto& b = options.bias();
-  return at::conv2d(input, weight, b.defined() ? std::optional<at::Tensor>(b) : std::nullopt, options.stride(),
-                    options.padding(), options.dilation(), options.groups());
-}
+// conv1d/2d/3d and conv_transpose1d/2d/3d: torch/nn/conv.h.
 
 /// 2-D max pooling over (N, C, H, W) or (C, H, W).
 inline at::Tensor max_pool2d(const at::Tensor& input, const MaxPool2dFuncOptions& options) {

@@ -28,6 +28,14 @@ at::Tensor zeros_(at::Tensor tensor);
 at::Tensor ones_(at::Tensor tensor);
 /// Fills a 2-d tensor with the identity matrix (ones on the main diagonal).
 at::Tensor eye_(at::Tensor matrix);
+/// Fills a 3-, 4- or 5-d convolution weight (out, in, k...) with a Dirac delta: 1 at the kernel's
+/// centre for out == in channel pairs (channel d maps to itself), 0 elsewhere.
+at::Tensor dirac_(at::Tensor tensor);
+/// A (semi-)orthogonal matrix from the QR factorisation of a Gaussian draw, times `gain` (Saxe et
+/// al. 2013); dims after the first are flattened: rows (or columns, if fewer) are orthonormal.
+at::Tensor orthogonal_(at::Tensor tensor, double gain = 1.0);
+/// 2-d only: N(0, std^2) with ceil(sparsity * rows) zeros at random rows of every column.
+at::Tensor sparse_(at::Tensor tensor, double sparsity, double std = 0.01);
 /// Fills with samples of U(low, high).
 at::Tensor uniform_(at::Tensor tensor, double low = 0, double high = 1);
 /// Fills with samples of N(mean, std^2).

@@ -1,8 +1,9 @@
 #pragma once
-// The layers: Linear, Identity, Flatten, Conv2d, MaxPool2d, the activations, Dropout, the containers Sequential and
+// The layers: Linear, Identity, Flatten, Conv1d/2d/3d and ConvTranspose1d/2d/3d (torch/nn/conv.h), MaxPool2d, the activations, Dropout, the containers Sequential and
 // ModuleList, and the loss modules. Each `XImpl` is wrapped into the holder `X` by TORCH_MODULE.
 #include <torch/nn/any.h>
 #include <torch/nn/cloneable.h>
+#include <torch/nn/conv.h>
 #include <torch/nn/functional.h>
 #include <torch/nn/init.h>
 #include <torch/nn/module.h>
@@ -58,26 +59,7 @@ TORCH_MODULE(Flatten);
 
 // ---------------------------------------------------------------- Conv2d, MaxPool2d
 
-/// 2-D convolution with weight (out, in / groups, kH, kW) and bias (out). Default init
-/// (reset_parameters), as libtorch: W ~ kaiming_uniform_ with a = sqrt(5), i.e.
-/// U(-1/sqrt(fan_in), 1/sqrt(fan_in)) with fan_in = in / groups * kH * kW, and b from the same range.
-class Conv2dImpl : public Cloneable<Conv2dImpl> {
- public:
-  Conv2dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray<2> kernel_size)
-      : Conv2dImpl(Conv2dOptions(in_channels, out_channels, kernel_size)) {}
-  explicit Conv2dImpl(Conv2dOptions options);
-  /// Registers fresh weight and bias and initialises them.
-  void reset() override;
-  /// Redraws weight and bias from the default distributions.
-  void reset_parameters();
-  at::Tensor forward(const at::Tensor& input);
-  void pretty_print(std::ostream& stream) const override;
-
-  Conv2dOptions options;
-  at::Tensor weight;
-  at::Tensor bias;  ///< undefined when options.bias() is false
-};
-TORCH_MODULE(Conv2d);
+// Conv1d/2d/3d and ConvTranspose1d/2d/3d: torch/nn/conv.h.
 
 /// 2-D max pooling (no parameters).
 class MaxPool2dImpl : public Cloneable<MaxPool2dImpl> {

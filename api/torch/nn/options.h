@@ -30,23 +30,6 @@ struct LinearOptions {
   TORCH_ARG(bool, bias) = true;
 };
 
-/// Options of the D-dimensional convolution layers (Conv2d): channels, kernel size, stride,
-/// padding (zeros; the "same"/"valid" spellings are not supported yet), dilation, groups, bias.
-template <size_t D>
-struct ConvOptions {
-  ConvOptions(int64_t in_channels, int64_t out_channels, ExpandingArray<D> kernel_size)
-      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
-  TORCH_ARG(int64_t, in_channels);
-  TORCH_ARG(int64_t, out_channels);
-  TORCH_ARG(ExpandingArray<D>, kernel_size);
-  TORCH_ARG(ExpandingArray<D>, stride) = 1;
-  TORCH_ARG(ExpandingArray<D>, padding) = 0;
-  TORCH_ARG(ExpandingArray<D>, dilation) = 1;
-  TORCH_ARG(int64_t, groups) = 1;
-  TORCH_ARG(bool, bias) = true;
-};
-using Conv2dOptions = ConvOptions<2>;
-
 /// Options of max pooling: the stride defaults to the kernel size.
 template <size_t D>
 struct MaxPoolOptions {
@@ -151,16 +134,6 @@ struct LogSoftmaxFuncOptions {
   TORCH_ARG(std::optional<at::ScalarType>, dtype) = std::nullopt;
 };
 
-/// Options of functional::conv2d: bias and geometry (the weight is an argument).
-template <size_t D>
-struct ConvFuncOptions {
-  TORCH_ARG(at::Tensor, bias);
-  TORCH_ARG(ExpandingArray<D>, stride) = 1;
-  TORCH_ARG(ExpandingArray<D>, padding) = 0;
-  TORCH_ARG(ExpandingArray<D>, dilation) = 1;
-  TORCH_ARG(int64_t, groups) = 1;
-};
-using Conv2dFuncOptions = ConvFuncOptions<2>;
 using MaxPool2dFuncOptions = MaxPool2dOptions;
 
 struct DropoutFuncOptions {
