@@ -393,6 +393,21 @@ TEST_CASE("Transformer layers: structure and printing as libtorch", "[nn][attent
   CHECK(tr->named_parameters().begin()->key() == "encoder.layers.0.self_attn.in_proj_weight");
   CHECK_THROWS_WITH(nn::TransformerEncoderLayer(nn::TransformerEncoderLayerOptions(5, 2)),
                     StartsWith("[TransformerEncoderLayer] expected nhead (2)"));
+  // clone() copies every value into fresh tensors and keeps working.
+  fill_params(*tr);
+  auto copy = std::dynamic_pointer_cast<nn::TransformerImpl>(tr->clone());
+  REQUIRE(copy != nullptr);
+  auto a = tr->named_parameters(), b = copy->named_parameters();
+  REQUIRE(a.size() == b.size());
+  for (auto& p : a) {
+    INFO(p.key());
+    CHECK(torch::equal(p.value(), b[p.key()]));
+    CHECK(p.value().data_ptr() != b[p.key()].data_ptr());
+  }
+  tr->eval();
+  copy->eval();
+  auto src = torch::randn({3, 2, 4}), tgt = torch::randn({2, 2, 4});
+  CHECK(torch::allclose(tr->forward(src, tgt), copy->forward(src, tgt)));
 }
 
 TEST_CASE("Transformer layers: forward and gradients match libtorch", "[nn][attention]") {
@@ -451,4 +466,42 @@ TEST_CASE("generate_square_subsequent_mask", "[nn][attention]") {
   CHECK(torch::equal(m, torch::tensor({0.f, -inf, -inf, 0.f, 0.f, -inf, 0.f, 0.f, 0.f}).reshape({3, 3})));
   CHECK(nn::TransformerImpl::generate_square_subsequent_mask(0).sizes() == at::IntArrayRef({0, 0}));
   CHECK_THROWS_WITH(nn::TransformerImpl::generate_square_subsequent_mask(-1), StartsWith("[Transformer]"));
+}
+
+TEST_CASE("F::multi_head_attention_forward: static keys and values, option errors", "[nn][attention]") {
+  namespace F = torch::nn::functional;
+  nn::MultiheadAttention m(nn::MultiheadAttentionOptions(4, 2));
+  m->to(torch::kDouble);
+  fill_params(*m);
+  auto q = fill({3, 2, 4}, 1), kv = fill({5, 2, 4}, 2);
+  auto opts = [&] {
+    return F::MultiheadAttentionForwardFuncOptions(4, 2, m->in_proj_weight, m->in_proj_bias, {}, {}, false, 0.0,
+                                                   m->out_proj->weight, m->out_proj->bias);
+  };
+  auto [ref, wref] = F::multi_head_attention_forward(q, kv, kv, opts());
+  CHECK(torch::allclose(ref, std::get<0>(m->forward(q, kv, kv))));
+  // Keys and values projected by hand, (N * heads, S, head_dim), replace the projections.
+  auto w = m->in_proj_weight, b = m->in_proj_bias;
+  auto heads = [](const Tensor& t) { return t.contiguous().view({5, 4, 2}).transpose(0, 1); };
+  auto sk = heads(torch::linear(kv, w.slice(0, 4, 8), b.slice(0, 4, 8)));
+  auto sv = heads(torch::linear(kv, w.slice(0, 8, 12), b.slice(0, 8, 12)));
+  auto [out, wts] = F::multi_head_attention_forward(q, kv, kv, opts().static_k(sk).static_v(sv));
+  CHECK(torch::allclose(out, ref));
+  CHECK(torch::allclose(wts, wref));
+
+  const auto P = StartsWith("[multi_head_attention_forward]");
+  CHECK_THROWS_WITH(F::multi_head_attention_forward(q, kv, kv, opts().static_k(sk.slice(2, 0, 1))),
+                    P && Contains("static_k / static_v of shape [4, S, 2]"));
+  CHECK_THROWS_WITH(F::multi_head_attention_forward(q, kv, kv, opts().bias_k(fill({1, 1, 4}, 3))),
+                    P && Contains("bias_k and bias_v both or neither"));
+  CHECK_THROWS_WITH(
+      F::multi_head_attention_forward(q, kv, kv, opts().bias_k(fill({1, 1, 4}, 3)).bias_v(fill({1, 1, 4}, 4)).static_k(sk)),
+      P && Contains("cannot be appended"));
+  CHECK_THROWS_WITH(F::multi_head_attention_forward(q, kv, kv, opts().in_proj_bias(fill({8}, 3))),
+                    P && Contains("in_proj_bias of shape [12]"));
+  CHECK_THROWS_WITH(F::multi_head_attention_forward(q, kv, kv, opts().in_proj_weight(fill({12, 3}, 3))),
+                    P && Contains("in_proj_weight of shape [12, 4]"));
+  CHECK_THROWS_WITH(F::multi_head_attention_forward(q, kv, kv, opts().num_heads(3)), P && Contains("num_heads (3)"));
+  CHECK_THROWS_WITH(F::multi_head_attention_forward(q, kv, kv, opts().use_separate_proj_weight(true)),
+                    P && Contains("q_proj_weight of shape [4, 4]; got undefined"));
 }

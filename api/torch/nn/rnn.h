@@ -2,7 +2,8 @@
 // Recurrent layers, as libtorch's C++ frontend has them: the multi-layer sequence modules RNN
 // (tanh or ReLU), LSTM (optionally with projections) and GRU, the one-step cells RNNCell, LSTMCell,
 // GRUCell, and their option classes. Written over linear / addmm / sigmoid / tanh / chunk / cat
-// (api/src/nn_rnn.cpp), so autograd and every backend come with the ops.
+// (api/src/nn_rnn.cpp), so every backend comes with the ops; LSTM training uses one autograd node
+// per layer and direction (Note [Fused LSTM direction]), the rest is differentiated op by op.
 //   torch::nn::LSTM lstm(torch::nn::LSTMOptions(32, 64).num_layers(2).batch_first(true));
 //   auto [out, hc] = lstm->forward(x);            // x (N, T, 32) -> out (N, T, 64)
 //   auto [h_n, c_n] = hc;                         // each (2, N, 64)
