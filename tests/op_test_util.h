@@ -114,15 +114,31 @@ bool inplace_ok(const at::Tensor& self, const at::Tensor& result);
 template <typename ref_t, int N, typename F>
 void check_pointwise(const at::Tensor& result, std::vector<at::Tensor> inputs, const F& fn, double tolerance) {
   const int64_t n = result.numel();
-  std::vector<std::vector<double>> in;
-  for (auto& t : inputs) in.push_back(to_double_vec(t.expand(result.sizes())));
+  // Inputs in ref_t. Integer inputs of an integer reference are read exactly (through double,
+  // INT64_MAX would round to 2^63, which no int64 holds).
+  std::vector<std::vector<ref_t>> in;
+  for (auto& t : inputs) {
+    const at::Tensor e = t.expand(result.sizes());
+    std::vector<ref_t> v;
+    if constexpr (std::is_integral_v<ref_t>) {
+      if (c10::isIntegralType(e.scalar_type(), /*includeBool=*/true)) {
+        const at::Tensor c = e.to(at::kLong).contiguous();
+        const int64_t* p = c.data_ptr<int64_t>();
+        for (int64_t i = 0; i < c.numel(); ++i) v.push_back(static_cast<ref_t>(p[i]));
+        in.push_back(std::move(v));
+        continue;
+      }
+    }
+    for (double x : to_double_vec(e)) v.push_back(static_cast<ref_t>(x));
+    in.push_back(std::move(v));
+  }
   std::vector<double> got = to_double_vec(result);
   std::vector<double> refs(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     double& ref = refs[static_cast<size_t>(i)];
-    if constexpr (N == 1) ref = static_cast<double>(fn(static_cast<ref_t>(in[0][i])));
-    else if constexpr (N == 2) ref = static_cast<double>(fn(static_cast<ref_t>(in[0][i]), static_cast<ref_t>(in[1][i])));
-    else ref = static_cast<double>(fn(static_cast<ref_t>(in[0][i]), static_cast<ref_t>(in[1][i]), static_cast<ref_t>(in[2][i])));
+    if constexpr (N == 1) ref = static_cast<double>(fn(in[0][i]));
+    else if constexpr (N == 2) ref = static_cast<double>(fn(in[0][i], in[1][i]));
+    else ref = static_cast<double>(fn(in[0][i], in[1][i], in[2][i]));
     if (result.scalar_type() == at::kBool) ref = ref != 0 ? 1.0 : 0.0;
   }
   if (result.is_floating_point() && n > 0) {
