@@ -428,23 +428,25 @@ template <template <typename, typename, typename> class OpT>
 Tensor sum_like(const char* op, const Tensor& self, const std::vector<bool>& mask, bool keepdim, std::optional<ScalarType> dtype) {
   check_cpu(op, self);
   const ScalarType out_dt = sum_dtype(self, dtype);
-  // Float results reduce in their own dtype; integer results read integer inputs as they are.
-  const bool convert = isFloatingType(out_dt) ? self.scalar_type() != out_dt : isFloatingType(self.scalar_type());
+  // Float results reduce in their own dtype; integer results read integer inputs as they are
+  // (wrapping sums and products are the same whether the input is narrowed first or the result
+  // after); a bool result reads its input as bool first, as libtorch's does (sum([1, -1]) is true).
+  const ScalarType in_dt = self.scalar_type();
+  const bool convert = isFloatingType(out_dt) ? in_dt != out_dt
+                                              : isFloatingType(in_dt) || (out_dt == kBool && in_dt != kBool);
   Tensor x = convert ? self.to(out_dt) : self;
   const Geom g = make_geom(x, mask, false);
-  Tensor out = new_out(g, out_dt);
+  // Integer and bool results accumulate in uint64 (wrapping, as libtorch's do) and are written as
+  // int64, then narrowed to a requested smaller type: a narrowing cast keeps the low bits either
+  // way, and the reduction is instantiated once per input type, not per (input, output) pair.
+  const bool narrow = !isFloatingType(out_dt) && out_dt != kLong;
+  Tensor out = new_out(g, narrow ? kLong : out_dt);
   EMBER_DISPATCH_ALL(x.scalar_type(), op, [&] {
     using in_t = scalar_t;
-    if constexpr (kIsFloat<in_t>) {
-      reduce_run(g, x, OpT<in_t, double, in_t>(out.data_ptr<in_t>()));
-    } else {
-      EMBER_DISPATCH_ALL(out_dt, op, [&] {
-        using out_t = scalar_t;
-        if constexpr (kIsFloat<out_t>) EMBER_INTERNAL_ASSERT(false, "integer input with a float result was converted above");
-        else reduce_run(g, x, OpT<in_t, uint64_t, out_t>(out.data_ptr<out_t>()));
-      });
-    }
+    if constexpr (kIsFloat<in_t>) reduce_run(g, x, OpT<in_t, double, in_t>(out.data_ptr<in_t>()));
+    else reduce_run(g, x, OpT<in_t, uint64_t, int64_t>(out.data_ptr<int64_t>()));
   });
+  if (narrow) out = out.to(out_dt);
   return shape_out(out, g, keepdim);
 }
 

@@ -402,11 +402,11 @@ Tensor sum_like(const char* op, const Tensor& self, const std::vector<bool>& mas
   const ScalarType out_dt = reduce::sum_dtype(self, dtype);
   // The CPU reduces floats in the result dtype and integers as they are, wrapping in 64 bits.
   // Converting an integer input to the integer result first gives the same bits (wrapping sums
-  // and products commute with truncation); a bool result sums int64 (after float -> bool).
+  // and products commute with truncation); a bool result reads its input as bool first, as
+  // libtorch's does (sum([1, -1]) is true), then reduces it as int64.
   Tensor x = self;
   if (out_dt == kBool) {
-    if (isFloatingType(x.scalar_type())) x = x.to(kBool);
-    x = x.to(kLong);
+    x = x.to(kBool).to(kLong);
   } else if (x.scalar_type() != out_dt) {
     x = x.to(out_dt);
   }

@@ -42,6 +42,20 @@ TEST_CASE("reduce: result dtypes follow libtorch", "[reduce]") {
   CHECK(at::logsumexp(i32, {1}).scalar_type() == at::kFloat);
 }
 
+TEST_CASE("reduce: sums and products into a narrower integer or bool dtype", "[reduce]") {
+  // Values recorded from libtorch 2.15: the result wraps modulo 2^bits; a bool result reads each
+  // element as bool first (so 1 + -1 is true, not 0).
+  CHECK(at::sum(from_vec({100, 100, 100}, {3}, at::kChar), at::kChar).item<int64_t>() == 44);
+  CHECK(at::sum(from_vec({300, 300}, {2}, at::kInt), at::kByte).item<int64_t>() == 88);
+  CHECK(at::prod(from_vec({300, 300}, {2}, at::kInt), at::kByte).item<int64_t>() == 144);
+  CHECK(at::sum(from_vec({1, -1}, {2}, at::kInt), at::kBool).item<bool>());
+  CHECK(at::sum(from_vec({1, -1}, {1, 2}, at::kInt), {1}, false, at::kBool).item<bool>());
+  CHECK(at::sum(from_vec({0.5, -0.5}, {2}), at::kBool).item<bool>());
+  CHECK(at::prod(from_vec({2, 128}, {2}, at::kInt), at::kBool).item<bool>());
+  CHECK_FALSE(at::prod(from_vec({2, 0}, {2}, at::kInt), at::kBool).item<bool>());
+  CHECK(at::sum(from_vec({300, 300}, {2}, at::kInt), at::kByte).scalar_type() == at::kByte);
+}
+
 TEST_CASE("reduce: shapes with keepdim, negative and multiple dims", "[reduce]") {
   at::Tensor x = rand_input({2, 3, 4, 5});
   CHECK(at::sum(x, {1, -1}).sizes().vec() == std::vector<int64_t>{2, 4});
