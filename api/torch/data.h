@@ -6,3 +6,8 @@
 #include <torch/data/transforms.h>
 #include <torch/data/samplers.h>
 #include <torch/data/dataloader.h>
+
+namespace torch::data {
+using datasets::BatchDataset;  // libtorch also names the two dataset bases in torch::data
+using datasets::Dataset;
+}  // namespace torch::data

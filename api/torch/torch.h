@@ -23,21 +23,14 @@
 #include <torch/nn/utils.h>
 #include <torch/data.h>
 
+#include <torch/types.h>
+
 namespace torch {
-using namespace at;  // torch::Tensor, torch::zeros, torch::kFloat, ...
 using c10::Device;
 using c10::DeviceType;
 using c10::TensorOptions;
 using c10::ScalarType;
 using c10::Layout;
-constexpr auto kFloat32 = at::kFloat;
-constexpr auto kFloat64 = at::kDouble;
-constexpr auto kFloat16 = at::kHalf;
-constexpr auto kInt64 = at::kLong;
-constexpr auto kInt32 = at::kInt;
-constexpr auto kInt16 = at::kShort;
-constexpr auto kInt8 = at::kChar;
-constexpr auto kUInt8 = at::kByte;
 namespace indexing = at::indexing;
 }  // namespace torch
 #include <torch/optim.h>

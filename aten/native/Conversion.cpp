@@ -18,14 +18,14 @@ Tensor empty_generic(IntArrayRef size, TensorOptions options, std::optional<Memo
   EMBER_CHECK(!memory_format || *memory_format == MemoryFormat::Contiguous || *memory_format == MemoryFormat::Preserve,
               "[empty] only contiguous memory format is supported");
   for (int64_t s : size) EMBER_CHECK(s >= 0, "[empty] expected non-negative sizes; got ", size);
-  Tensor t = make_empty(size, options.dtype(), options.device());
+  Tensor t = make_empty(size, options.scalar_type(), options.device());
   return t;
 }
 
 Tensor empty_strided_generic(IntArrayRef size, IntArrayRef stride, TensorOptions options) {
   check_options("empty_strided", options);
   EMBER_CHECK(size.size() == stride.size(), "[empty_strided] size ", size, " and stride ", stride, " must have the same length");
-  return make_empty_strided_raw(size, stride, options.dtype(), options.device());
+  return make_empty_strided_raw(size, stride, options.scalar_type(), options.device());
 }
 
 Tensor& resize_generic(Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format) {
@@ -41,7 +41,7 @@ Tensor& resize_generic(Tensor& self, IntArrayRef size, std::optional<MemoryForma
 }
 
 Tensor _to_copy(const Tensor& self, TensorOptions options, bool non_blocking, std::optional<MemoryFormat> memory_format) {
-  ScalarType dt = options.has_dtype() ? options.dtype() : self.scalar_type();
+  ScalarType dt = options.has_dtype() ? options.scalar_type() : self.scalar_type();
   Device dev = options.has_device() ? options.device() : self.device();
   Tensor out = at::empty_like(self, TensorOptions().dtype(dt).device(dev), memory_format.value_or(MemoryFormat::Preserve));
   out.copy_(self, non_blocking);
@@ -66,7 +66,7 @@ Tensor to_impl(const Tensor& self, std::optional<ScalarType> dtype, std::optiona
 
 Tensor to_dtype_layout(const Tensor& self, TensorOptions options, bool non_blocking, bool copy, std::optional<MemoryFormat> mf) {
   check_options("to", options);
-  return to_impl(self, options.dtype_opt(), options.device_opt(), non_blocking, copy, mf);
+  return to_impl(self, options.scalar_type_opt(), options.device_opt(), non_blocking, copy, mf);
 }
 Tensor to_device(const Tensor& self, Device device, ScalarType dtype, bool non_blocking, bool copy, std::optional<MemoryFormat> mf) {
   return to_impl(self, dtype, device, non_blocking, copy, mf);

@@ -56,7 +56,7 @@ Tensor full(IntArrayRef size, const Scalar& fill_value, TensorOptions options) {
 
 Tensor arange_start_step(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions options) {
   const bool all_int = scalar_is_integral(start) && scalar_is_integral(end) && scalar_is_integral(step);
-  ScalarType dt = options.has_dtype() ? options.dtype() : (all_int ? kLong : get_default_dtype());
+  ScalarType dt = options.has_dtype() ? options.scalar_type() : (all_int ? kLong : get_default_dtype());
   const double s = start.toDouble(), e = end.toDouble(), st = step.toDouble();
   EMBER_CHECK(std::isfinite(s) && std::isfinite(e) && std::isfinite(st), "[arange] expected finite start, end and step; got start ",
               s, ", end ", e, ", step ", st);
@@ -90,7 +90,7 @@ Tensor arange_start(const Scalar& start, const Scalar& end, TensorOptions option
 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOptions options) {
   EMBER_CHECK(steps >= 0, "[linspace] expected a non-negative number of steps; got ", steps);
-  ScalarType dt = options.has_dtype() ? options.dtype() : get_default_dtype();
+  ScalarType dt = options.has_dtype() ? options.scalar_type() : get_default_dtype();
   Tensor out = at::empty({steps}, host(dt));
   const double a = start.toDouble(), b = end.toDouble();
   if (steps == 1) {
@@ -119,7 +119,7 @@ Tensor empty_like(const Tensor& self, TensorOptions options, std::optional<Memor
   EMBER_CHECK(mf == MemoryFormat::Preserve || mf == MemoryFormat::Contiguous, "[empty_like] only the preserve and contiguous ",
               "memory formats are supported");
   TensorOptions o = TensorOptions()
-                        .dtype(options.has_dtype() ? options.dtype() : self.scalar_type())
+                        .dtype(options.has_dtype() ? options.scalar_type() : self.scalar_type())
                         .device(options.has_device() ? options.device() : self.device());
   // Preserve keeps a dense tensor's strides, and gives any other tensor dense strides in its
   // memory order (a transposed slice gives a transposed result; an expanded one a contiguous one).
@@ -191,7 +191,7 @@ void call_blob_deleter(void* ctx) {
 
 Tensor wrap_blob(void* data, IntArrayRef sizes, IntArrayRef strides, c10::DataPtr ptr, const TensorOptions& options) {
   EMBER_CHECK(sizes.size() == strides.size(), "[from_blob] sizes ", sizes, " and strides ", strides, " must have the same length");
-  const ScalarType dt = options.dtype();
+  const ScalarType dt = options.scalar_type();
   const int64_t nbytes = c10::checked_storage_nbytes(sizes, strides, 0, c10::elementSize(dt), "from_blob");
   EMBER_CHECK(data != nullptr || nbytes == 0, "[from_blob] expected a non-null data pointer for sizes ", sizes);
   EMBER_CHECK(options.layout() == Layout::Strided, "[from_blob] only the strided layout is supported");
@@ -259,10 +259,10 @@ void TensorDataContainer::append_values(std::vector<Scalar>& out) const {
 
 Tensor TensorDataContainer::to_tensor(const TensorOptions& options) const {
   if (tensor_.defined()) {
-    ScalarType dt = options.has_dtype() ? options.dtype() : tensor_.scalar_type();
+    ScalarType dt = options.has_dtype() ? options.scalar_type() : tensor_.scalar_type();
     return tensor_.to(options.device(), dt, /*non_blocking=*/false, /*copy=*/true);
   }
-  ScalarType dt = options.has_dtype() ? options.dtype() : type_;
+  ScalarType dt = options.has_dtype() ? options.scalar_type() : type_;
   Tensor out = make_empty(sizes_, dt, kCPU);
   EMBER_DISPATCH_ALL(dt, "tensor", [&] {
     scalar_t* p = out.data_ptr<scalar_t>();

@@ -89,7 +89,7 @@ void set_default_dtype(ScalarType t) {
 }
 
 std::ostream& operator<<(std::ostream& os, const TensorOptions& o) {
-  return os << "TensorOptions(dtype=" << dtypeName(o.dtype()) << ", device=" << o.device()
+  return os << "TensorOptions(dtype=" << o.dtype() << ", device=" << o.device()
             << ", requires_grad=" << (o.requires_grad() ? "true" : "false") << ")";
 }
 

@@ -6,7 +6,7 @@ namespace at::native {
 
 Tensor randperm_cpu(int64_t n, TensorOptions options) {
   EMBER_CHECK(n >= 0, "[randperm] expected n >= 0; got ", n);
-  ScalarType dt = options.has_dtype() ? options.dtype() : kLong;
+  ScalarType dt = options.has_dtype() ? options.scalar_type() : kLong;
   EMBER_CHECK(dt == kLong || dt == kInt || c10::isFloatingType(dt), "[randperm] expected an integer or floating dtype; got ",
               c10::dtypeName(dt));
   // Shuffle in the output itself: its allocation goes through the tensor allocator, which turns a

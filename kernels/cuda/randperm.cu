@@ -23,7 +23,7 @@ struct PermKeysFn {
 
 Tensor randperm_cuda(int64_t n, TensorOptions options) {
   EMBER_CHECK(n >= 0, "[randperm] expected n >= 0; got ", n);
-  ScalarType dt = options.has_dtype() ? options.dtype() : kLong;
+  ScalarType dt = options.has_dtype() ? options.scalar_type() : kLong;
   EMBER_CHECK(dt == kLong || dt == kInt || c10::isFloatingType(dt), "[randperm] expected an integer or floating dtype; got ",
               c10::dtypeName(dt));
   const TensorOptions longs = TensorOptions().dtype(kLong).device(options.device());

@@ -99,7 +99,7 @@ at::Tensor run(const Spec& c, const at::Tensor& x, const at::Tensor& w, const at
   return at::convolution(x, w, b.defined() ? std::optional<at::Tensor>(b) : std::nullopt, c.s, c.p, c.d, c.transposed, op, c.g);
 }
 
-double max_rel_err(const at::Tensor& got, const at::Tensor& ref) {
+double max_rel_err_nd(const at::Tensor& got, const at::Tensor& ref) {
   at::Tensor g = got.to(at::kDouble).contiguous(), r = ref.to(at::kDouble).contiguous();
   REQUIRE(g.sizes() == r.sizes());
   double worst = 0;
@@ -121,11 +121,11 @@ void check_against_reference(const Spec& c, at::ScalarType dt, double tol) {
   CHECK(y.scalar_type() == dt);
   at::Tensor gy = torch::randn(y.sizes(), dt);
   const RefOut r = reference(c, x.detach(), w.detach(), c.bias ? b.detach() : at::Tensor(), gy);
-  CHECK(max_rel_err(y, r.y) < tol);
+  CHECK(max_rel_err_nd(y, r.y) < tol);
   y.backward(gy);
-  CHECK(max_rel_err(x.grad(), r.gx) < tol);
-  CHECK(max_rel_err(w.grad(), r.gw) < tol);
-  if (c.bias) CHECK(max_rel_err(b.grad(), r.gb) < tol);
+  CHECK(max_rel_err_nd(x.grad(), r.gx) < tol);
+  CHECK(max_rel_err_nd(w.grad(), r.gw) < tol);
+  if (c.bias) CHECK(max_rel_err_nd(b.grad(), r.gb) < tol);
 }
 
 const std::vector<Spec> kSpecs = {
@@ -235,7 +235,7 @@ TEST_CASE("conv_transpose, conv1d/3d and padding \"same\" match values recorded 
   // float32 through oneDNN (a negative right padding in the canonical convolution) agrees too.
   const at::Tensor y1f = at::conv_transpose1d(pat({1, 2, 6}, 0.37, 0.5).to(at::kFloat), pat({2, 2, 3}, 0.11, -0.3).to(at::kFloat),
                                               pat({2}, 1.3, 0.2).to(at::kFloat), 1, 1, 1, 1, 2);
-  CHECK(max_rel_err(y1f, y1) < 1e-6);
+  CHECK(max_rel_err_nd(y1f, y1) < 1e-6);
   const at::Tensor y2 = at::conv1d(pat({1, 2, 7}, 0.37, 0.5), pat({1, 2, 4}, 0.11, -0.3), {}, 1, "same");
   const std::vector<double> e2 = {-0.508500347634, -1.02042189007, -1.41302762788, -1.61438670506,
                                   -1.59724611515,  -1.10856447027, -0.62800698558};
@@ -250,8 +250,8 @@ TEST_CASE("transposed convolution: non-contiguous, unbatched and empty inputs", 
   const at::Tensor y = at::conv_transpose2d(x, w, {}, 2, 1, 1);
   REQUIRE(y.sizes() == at::IntArrayRef{2, 3, 10, 12});
   // channels-last and transposed-view inputs give the same numbers
-  CHECK(max_rel_err(at::conv_transpose2d(x.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2}), w, {}, 2, 1, 1), y) < 1e-6);
-  CHECK(max_rel_err(at::conv_transpose2d(x.transpose(2, 3).contiguous().transpose(2, 3), w, {}, 2, 1, 1), y) < 1e-6);
+  CHECK(max_rel_err_nd(at::conv_transpose2d(x.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2}), w, {}, 2, 1, 1), y) < 1e-6);
+  CHECK(max_rel_err_nd(at::conv_transpose2d(x.transpose(2, 3).contiguous().transpose(2, 3), w, {}, 2, 1, 1), y) < 1e-6);
   // unbatched
   CHECK(at::equal(at::conv_transpose2d(x[1], w, {}, 2, 1, 1), y[1]));
   const at::Tensor x1 = torch::randn({3, 7}), w1 = torch::randn({3, 2, 3});
@@ -278,7 +278,7 @@ TEST_CASE("conv padding \"same\" and \"valid\"", "[conv]") {
   CHECK(y.sizes() == at::IntArrayRef{2, 4, 7, 6});
   // H: total 3 -> (1, 2); W: total 4 -> (2, 2)
   const at::Tensor manual = at::conv2d(at::constant_pad_nd(x, {0, 0, 0, 1}), w, {}, 1, {1, 2}, {1, 2});
-  CHECK(max_rel_err(y, manual) < 1e-12);
+  CHECK(max_rel_err_nd(y, manual) < 1e-12);
   CHECK(at::equal(at::conv2d(x, w, {}, 1, "valid"), at::conv2d(x, w)));
   const at::Tensor x1 = torch::randn({3, 9}), w1 = torch::randn({2, 3, 4});
   CHECK(at::conv1d(x1, w1, {}, 1, "same").sizes() == at::IntArrayRef{2, 9});

@@ -9,7 +9,7 @@
 #include <limits>
 
 namespace {
-std::vector<double> values(const at::Tensor& t) {
+std::vector<double> values_of(const at::Tensor& t) {
   at::Tensor c = t.to(at::kDouble).contiguous();
   const double* p = c.data_ptr<double>();
   return std::vector<double>(p, p + c.numel());
@@ -22,35 +22,35 @@ TEST_CASE("clamp with floating bounds promotes an integer tensor", "[semantics]"
   at::Tensor t = longs({1, 5, 9});
   at::Tensor r = at::clamp(t, 2.5, 7.5);
   CHECK(r.scalar_type() == at::kFloat);
-  CHECK(values(r) == std::vector<double>{2.5, 5, 7.5});
+  CHECK(values_of(r) == std::vector<double>{2.5, 5, 7.5});
   r = at::clamp_min(t, 2.5);
   CHECK(r.scalar_type() == at::kFloat);
-  CHECK(values(r) == std::vector<double>{2.5, 5, 9});
+  CHECK(values_of(r) == std::vector<double>{2.5, 5, 9});
   r = at::clamp_max(t, 2.5);
   CHECK(r.scalar_type() == at::kFloat);
-  CHECK(values(r) == std::vector<double>{1, 2.5, 2.5});
+  CHECK(values_of(r) == std::vector<double>{1, 2.5, 2.5});
   // Integer bounds keep the dtype; only one bound given counts.
   r = at::clamp(t, 2, 7);
   CHECK(r.scalar_type() == at::kLong);
-  CHECK(values(r) == std::vector<double>{2, 5, 7});
+  CHECK(values_of(r) == std::vector<double>{2, 5, 7});
   r = at::clamp(t, std::nullopt, 4);
   CHECK(r.scalar_type() == at::kLong);
   // In place the promoted result cannot go back into the integer tensor.
   CHECK_THROWS_AS(t.clamp_(2.5, 7.5), c10::Error);
   CHECK_THROWS_AS(t.clamp_min_(2.5), c10::Error);
-  CHECK(values(t) == std::vector<double>{1, 5, 9});
+  CHECK(values_of(t) == std::vector<double>{1, 5, 9});
 }
 
 TEST_CASE("nan_to_num replaces infinities with the storage dtype's finite max", "[semantics]") {
   at::Tensor src = at::tensor(std::vector<double>{NAN, INFINITY, -INFINITY, 1.0});
-  CHECK(values(at::nan_to_num(src.to(at::kHalf))) == std::vector<double>{0, 65504, -65504, 1});
-  CHECK(values(at::nan_to_num(src.to(at::kBFloat16))) ==
+  CHECK(values_of(at::nan_to_num(src.to(at::kHalf))) == std::vector<double>{0, 65504, -65504, 1});
+  CHECK(values_of(at::nan_to_num(src.to(at::kBFloat16))) ==
         std::vector<double>{0, 3.3895313892515355e+38, -3.3895313892515355e+38, 1});
-  CHECK(values(at::nan_to_num(src.to(at::kFloat))) ==
+  CHECK(values_of(at::nan_to_num(src.to(at::kFloat))) ==
         std::vector<double>{0, 3.4028234663852886e+38, -3.4028234663852886e+38, 1});
-  CHECK(values(at::nan_to_num(src)) == std::vector<double>{0, 1.7976931348623157e+308, -1.7976931348623157e+308, 1});
+  CHECK(values_of(at::nan_to_num(src)) == std::vector<double>{0, 1.7976931348623157e+308, -1.7976931348623157e+308, 1});
   // An explicit bound past Half's range rounds to inf, as in libtorch.
-  auto v = values(at::nan_to_num(src.to(at::kHalf), 0.0, 1e10));
+  auto v = values_of(at::nan_to_num(src.to(at::kHalf), 0.0, 1e10));
   CHECK(std::isinf(v[1]));
   CHECK(v[2] == -65504);
 }
@@ -65,7 +65,7 @@ TEST_CASE("Half and BFloat16 reductions accumulate in float", "[semantics]") {
   CHECK(std::isinf(at::full({70000}, 1.0, at::kHalf).sum().item<double>()));
   // Along a dim too.
   at::Tensor md = at::ones({3, 100000}, at::kHalf).mean(1);
-  CHECK(values(md) == std::vector<double>{1, 1, 1});
+  CHECK(values_of(md) == std::vector<double>{1, 1, 1});
 }
 
 TEST_CASE("integer pow to a negative integer scalar raises", "[semantics]") {
@@ -75,13 +75,13 @@ TEST_CASE("integer pow to a negative integer scalar raises", "[semantics]") {
   CHECK_THROWS_AS(at::pow(t, -2), c10::Error);
   CHECK_THROWS_AS(t.pow_(-1), c10::Error);
   // A tensor exponent does not raise: 1/x truncates (1 and -1 survive).
-  CHECK(values(at::pow(t, longs({-1, -2}))) == std::vector<double>{0, 0});
-  CHECK(values(at::pow(longs({1, -1}), longs({-1, -3}))) == std::vector<double>{1, -1});
+  CHECK(values_of(at::pow(t, longs({-1, -2}))) == std::vector<double>{0, 0});
+  CHECK(values_of(at::pow(longs({1, -1}), longs({-1, -3}))) == std::vector<double>{1, -1});
   // A float exponent promotes instead.
   at::Tensor f = at::pow(longs({2}), 0.5);
   CHECK(f.scalar_type() == at::kFloat);
   CHECK(f.item<double>() == Approx(1.4142135381698608));
-  CHECK(values(at::pow(t, 0)) == std::vector<double>{1, 1});
+  CHECK(values_of(at::pow(t, 0)) == std::vector<double>{1, 1});
 }
 
 TEST_CASE("pow takes a Scalar exponent in the computation dtype of half, bfloat16 and integer tensors", "[semantics]") {
@@ -97,12 +97,12 @@ TEST_CASE("pow takes a Scalar exponent in the computation dtype of half, bfloat1
   CHECK(error_of([&] { at::ones({2}, at::kHalf).pow_(-70000); }).rfind(want, 0) == 0);
   // These are accepted: float and double take any exponent, a float exponent promotes an integer
   // tensor to float, a bool tensor with an int exponent computes in int64, inf and NaN fit half.
-  CHECK(values(at::pow(at::ones({2}), 1e300)) == std::vector<double>{1, 1});
-  CHECK(values(at::pow(at::ones({2}, at::kDouble), 1e300)) == std::vector<double>{1, 1});
-  CHECK(values(at::pow(at::ones({2}, at::kInt), 3e9)) == std::vector<double>{1, 1});
-  CHECK(values(at::pow(at::ones({2}, at::kByte), 255)) == std::vector<double>{1, 1});
-  CHECK(values(at::pow(at::ones({2}, at::kBool), 1000)) == std::vector<double>{1, 1});
-  CHECK(values(at::pow(at::ones({2}, at::kHalf), std::numeric_limits<double>::infinity())) == std::vector<double>{1, 1});
+  CHECK(values_of(at::pow(at::ones({2}), 1e300)) == std::vector<double>{1, 1});
+  CHECK(values_of(at::pow(at::ones({2}, at::kDouble), 1e300)) == std::vector<double>{1, 1});
+  CHECK(values_of(at::pow(at::ones({2}, at::kInt), 3e9)) == std::vector<double>{1, 1});
+  CHECK(values_of(at::pow(at::ones({2}, at::kByte), 255)) == std::vector<double>{1, 1});
+  CHECK(values_of(at::pow(at::ones({2}, at::kBool), 1000)) == std::vector<double>{1, 1});
+  CHECK(values_of(at::pow(at::ones({2}, at::kHalf), std::numeric_limits<double>::infinity())) == std::vector<double>{1, 1});
 }
 
 TEST_CASE("casting to bool tests the value in its own type", "[semantics]") {
@@ -113,13 +113,13 @@ TEST_CASE("casting to bool tests the value in its own type", "[semantics]") {
   CHECK(at::tensor(std::vector<int64_t>{int64_t(1) << 40}).to(at::kBool).item<bool>());
   // Strided source goes through the same conversion.
   at::Tensor s = at::tensor(std::vector<double>{1e-300, 0, 1e-320, 0}).slice(0, 0, 4, 2);
-  CHECK(values(s.to(at::kBool)) == std::vector<double>{1, 1});
+  CHECK(values_of(s.to(at::kBool)) == std::vector<double>{1, 1});
 }
 
 TEST_CASE("matmul with zero inner or batch dims gives zeros of the right shape", "[semantics]") {
   at::Tensor r = at::matmul(at::ones({3, 0}), at::ones({0, 4}));
   CHECK(r.sizes().vec() == std::vector<int64_t>{3, 4});
-  CHECK(values(r) == std::vector<double>(12, 0.0));
+  CHECK(values_of(r) == std::vector<double>(12, 0.0));
   r = at::matmul(at::ones({2, 3, 0}), at::ones({2, 0, 5}));
   CHECK(r.sizes().vec() == std::vector<int64_t>{2, 3, 5});
   CHECK(r.abs().sum().item<double>() == 0.0);
@@ -129,7 +129,7 @@ TEST_CASE("matmul with zero inner or batch dims gives zeros of the right shape",
   CHECK(r.dim() == 0);
   CHECK(r.item<double>() == 0.0);
   CHECK(at::matmul(at::ones({0, 3}), at::ones({3})).sizes().vec() == std::vector<int64_t>{0});
-  CHECK(values(at::addmm(at::ones({2, 2}), at::ones({2, 0}), at::ones({0, 2}))) == std::vector<double>(4, 1.0));
+  CHECK(values_of(at::addmm(at::ones({2, 2}), at::ones({2, 0}), at::ones({0, 2}))) == std::vector<double>(4, 1.0));
 }
 
 TEST_CASE("clone and to keep the input's memory order", "[semantics]") {
@@ -140,18 +140,18 @@ TEST_CASE("clone and to keep the input's memory order", "[semantics]") {
   CHECK(x.to(at::kDouble).strides().vec() == xs);
   CHECK(x.to(at::kFloat, false, /*copy=*/true).strides().vec() == xs);
   CHECK(x.clone(at::MemoryFormat::Contiguous).is_contiguous());
-  CHECK(values(x.clone()) == values(x));
+  CHECK(values_of(x.clone()) == values_of(x));
   // Not dense: a transposed step-slice gets dense strides in its memory order.
   at::Tensor y = at::arange(48.).view({4, 12}).slice(1, 0, 12, 2).t();  // sizes [6, 4], strides [2, 12]
   CHECK(y.clone(at::MemoryFormat::Preserve).strides().vec() == std::vector<int64_t>{1, 6});
   CHECK(y.to(at::kDouble).strides().vec() == std::vector<int64_t>{1, 6});
-  CHECK(values(y.clone()) == values(y));
+  CHECK(values_of(y.clone()) == values_of(y));
   // Expanded: stride 0 says nothing about order; the result is row-major.
   at::Tensor z = at::ones({3, 1}).expand({3, 4});
   CHECK(z.clone().strides().vec() == std::vector<int64_t>{4, 1});
   CHECK(z.to(at::kDouble).strides().vec() == std::vector<int64_t>{4, 1});
   // reshape of a non-viewable input still works (it copies into row-major order).
-  CHECK(values(x.reshape({24})) == values(x.contiguous().view({24})));
+  CHECK(values_of(x.reshape({24})) == values_of(x.contiguous().view({24})));
 }
 
 TEST_CASE("view strides follow the runs of the input", "[semantics]") {
@@ -164,7 +164,7 @@ TEST_CASE("view strides follow the runs of the input", "[semantics]") {
   CHECK(at::zeros({2, 3}).view({3, -1}).strides().vec() == std::vector<int64_t>{2, 1});
   // Size-1 dims anywhere, empty tensors, 0-dim.
   at::Tensor u = at::arange(6.).view({2, 1, 3}).slice(2, 0, 3, 1);
-  CHECK(values(u.view({1, 6, 1})) == values(at::arange(6.)));
+  CHECK(values_of(u.view({1, 6, 1})) == values_of(at::arange(6.)));
   CHECK(at::zeros({0, 4}).view({2, 0, 2}).numel() == 0);
   CHECK(at::ones({}).view({1, 1}).sizes().vec() == std::vector<int64_t>{1, 1});
   CHECK(at::ones({1, 1}).view({}).dim() == 0);
@@ -179,15 +179,15 @@ TEST_CASE("wrapped-number operands convert without a range check; other Scalars 
   at::Tensor u = at::full({2}, 2, at::TensorOptions().dtype(at::kByte));
   at::Tensor p = at::pow(u, 1e300);
   CHECK(p.scalar_type() == at::kFloat);
-  CHECK(std::isinf(values(p)[0]));
+  CHECK(std::isinf(values_of(p)[0]));
   at::Tensor f = at::ones({2});
-  CHECK(values(at::add(f, 1e300))[0] == INFINITY);
-  CHECK(values(at::mul(at::ones({2}, at::TensorOptions().dtype(at::kHalf)), 1e300))[0] == INFINITY);
+  CHECK(values_of(at::add(f, 1e300))[0] == INFINITY);
+  CHECK(values_of(at::mul(at::ones({2}, at::TensorOptions().dtype(at::kHalf)), 1e300))[0] == INFINITY);
   CHECK_THROWS_AS(at::add(f, f, 1e300), c10::Error);
   CHECK_THROWS_AS(at::ones({2}, at::TensorOptions().dtype(at::kHalf)).fill_(1e300), c10::Error);
   // A wrapped integer wraps to the tensor's integer type (libtorch casts the 0-dim int64 tensor).
   at::Tensor i = at::zeros({1}, at::TensorOptions().dtype(at::kInt));
-  CHECK(values(at::add(i, int64_t(1) << 32 | 5))[0] == 5);
+  CHECK(values_of(at::add(i, int64_t(1) << 32 | 5))[0] == 5);
 }
 
 TEST_CASE("reduction dim lists, bool argmax/topk and empty roll behave as libtorch", "[semantics]") {
@@ -213,17 +213,17 @@ TEST_CASE("std and var with a plain int reduce over that dim, as libtorch's C++ 
   std::copy(v, v + 6, x.data_ptr<double>());
   at::Tensor a = x.var(1);
   REQUIRE(a.sizes() == at::IntArrayRef{2});
-  CHECK(values(a)[0] == Approx(7.0 / 3.0));
-  CHECK(values(a)[1] == Approx(28.0 / 3.0));
+  CHECK(values_of(a)[0] == Approx(7.0 / 3.0));
+  CHECK(values_of(a)[1] == Approx(28.0 / 3.0));
   at::Tensor b = at::var(x, 0);
   REQUIRE(b.sizes() == at::IntArrayRef{3});
-  CHECK(values(b)[0] == Approx(2.0));
-  CHECK(values(b)[1] == Approx(4.5));
-  CHECK(values(b)[2] == Approx(12.5));
+  CHECK(values_of(b)[0] == Approx(2.0));
+  CHECK(values_of(b)[1] == Approx(4.5));
+  CHECK(values_of(b)[2] == Approx(12.5));
   at::Tensor s = x.std(-1);
   REQUIRE(s.sizes() == at::IntArrayRef{2});
-  CHECK(values(s)[1] == Approx(std::sqrt(28.0 / 3.0)));
-  CHECK(values(at::std(x, 0))[0] == Approx(std::sqrt(2.0)));
+  CHECK(values_of(s)[1] == Approx(std::sqrt(28.0 / 3.0)));
+  CHECK(values_of(at::std(x, 0))[0] == Approx(std::sqrt(2.0)));
   // A bool is still `unbiased`: a full reduction.
   CHECK(x.var(false).dim() == 0);
   CHECK(x.var(false).item<double>() == Approx(136.0 / 6 - 16.0));

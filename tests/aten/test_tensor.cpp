@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <atomic>
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 
 namespace {
@@ -268,6 +269,61 @@ TEST_CASE("printing looks like libtorch", "[tensor][print]") {
   CHECK(iota({2}).toString() == "CPUFloatType");
 }
 
+TEST_CASE("printing: formats recorded from libtorch 2.15", "[tensor][print]") {
+  // Each expected text is libtorch's output for the same tensor (see Note [How a tensor prints]).
+  const double kNaN = std::numeric_limits<double>::quiet_NaN(), kInf = std::numeric_limits<double>::infinity();
+  auto text = [](const at::Tensor& t) { std::ostringstream os; os << t; return os.str(); };
+  auto d1 = [](std::vector<double> v) {
+    at::Tensor t = at::empty({static_cast<int64_t>(v.size())}, at::kDouble);
+    std::copy(v.begin(), v.end(), t.data_ptr<double>());
+    return t;
+  };
+  CHECK(text(d1({12.5, 3.25})) == " 12.5000\n  3.2500\n[ CPUDoubleType{2} ]");
+  CHECK(text(d1({0.001, 0.0002})) == "0.001 *\n 1.0000\n 0.2000\n[ CPUDoubleType{2} ]");
+  CHECK(text(d1({1e5, 1.5})) == " 1.0000e+05\n 1.5000e+00\n[ CPUDoubleType{2} ]");
+  CHECK(text(d1({123456.7, 1.5})) == " 1.2346e+05\n 1.5000e+00\n[ CPUDoubleType{2} ]");
+  CHECK(text(d1({1.5, 2.25})) == " 1.5000\n 2.2500\n[ CPUDoubleType{2} ]");
+  CHECK(text(d1({0.5, 0.25})) == " 0.5000\n 0.2500\n[ CPUDoubleType{2} ]");
+  CHECK(text(d1({1e-5, 1.5})) == " 1.0000e-05\n 1.5000e+00\n[ CPUDoubleType{2} ]");
+  CHECK(text(d1({100.5, 0.01})) == " 100.5000\n   0.0100\n[ CPUDoubleType{2} ]");
+  CHECK(text(d1({kNaN, 1.5, kInf})) == "    nan\n 1.5000\n    inf\n[ CPUDoubleType{3} ]");
+  CHECK(text(d1({1, 2, 3})) == " 1\n 2\n 3\n[ CPUDoubleType{3} ]");
+  CHECK(text(d1({1e10, 1})) == " 1.0000e+10\n 1.0000e+00\n[ CPUDoubleType{2} ]");
+  CHECK(text(d1({123456789, 1})) == "1.23457e+08\n         1\n[ CPUDoubleType{2} ]");
+  CHECK(text(d1({0.1, 0.2})) == " 0.1000\n 0.2000\n[ CPUDoubleType{2} ]");
+  CHECK(text(d1({99999.5, 1.5})) == " 99999.5000\n     1.5000\n[ CPUDoubleType{2} ]");
+  CHECK(text(d1({-12.5, 3.0})) == "-12.5000\n  3.0000\n[ CPUDoubleType{2} ]");
+  CHECK(text(d1({0, 0})) == " 0\n 0\n[ CPUDoubleType{2} ]");
+  CHECK(text(d1({0.0, 1.5})) == " 0.0000\n 1.5000\n[ CPUDoubleType{2} ]");
+  CHECK(text(d1({5e-4, 6e-4})) == "0.0001 *\n 5.0000\n 6.0000\n[ CPUDoubleType{2} ]");
+  CHECK(text(d1({1e-9, 2e-9})) == "1e-09 *\n 1.0000\n 2.0000\n[ CPUDoubleType{2} ]");
+  CHECK(text(at::full({}, 3.5, at::kFloat)) == "3.5\n[ CPUFloatType{} ]");
+  CHECK(text(at::full({}, 3.0, at::kFloat)) == "3\n[ CPUFloatType{} ]");
+  CHECK(text(d1({1, 0}).to(at::kBool)) == " 1\n 0\n[ CPUBoolType{2} ]");
+  CHECK(text(at::full({}, 1, at::kBool)) == "1\n[ CPUBoolType{} ]");
+  CHECK(text(d1({3, -12}).to(at::kLong)) == "  3\n-12\n[ CPULongType{2} ]");
+  CHECK(text(d1({12.5, 3.25, 1.0, 2.0}).to(at::kFloat).reshape({2, 2})) == " 12.5000   3.2500\n  1.0000   2.0000\n[ CPUFloatType{2,2} ]");
+  CHECK(text((at::arange(8, at::kFloat).reshape({2, 2, 2}) * 1.5)) == "(1,.,.) = \n 0.0000  1.5000\n  3.0000  4.5000\n\n(2,.,.) = \n  6.0000   7.5000\n   9.0000  10.5000\n[ CPUFloatType{2,2,2} ]");
+  CHECK(text(d1({1, 0, 1, 1}).to(at::kBool).reshape({2, 2})) == " 1  0\n 1  1\n[ CPUBoolType{2,2} ]");
+  CHECK(text(at::full({}, 3.14159265, at::kFloat)) == "3.1415927410125732\n[ CPUFloatType{} ]");
+  CHECK(text(at::full({}, 1e-7, at::kFloat)) == "1.0000000116860974e-07\n[ CPUFloatType{} ]");
+  CHECK(text(at::full({}, 123456.703125, at::kDouble)) == "123456.703125\n[ CPUDoubleType{} ]");
+  CHECK(text(at::full({}, 7, at::kLong)) == "7\n[ CPULongType{} ]");
+  CHECK(text((at::arange(24, at::kFloat).reshape({2, 12}) * 1.5)) == "Columns 1 to 8  0.0000   1.5000   3.0000   4.5000   6.0000   7.5000   9.0000  10.5000\n 18.0000  19.5000  21.0000  22.5000  24.0000  25.5000  27.0000  28.5000\n\nColumns 9 to 12 12.0000  13.5000  15.0000  16.5000\n 30.0000  31.5000  33.0000  34.5000\n[ CPUFloatType{2,12} ]");
+  CHECK(text(d1({1e6, 2e6})) == "   1e+06\n   2e+06\n[ CPUDoubleType{2} ]");
+  CHECK(text(d1({-0.0, 1.5})) == "-0.0000\n 1.5000\n[ CPUDoubleType{2} ]");
+  CHECK(text(d1({1, 2}).to(at::kHalf)) == " 1\n 2\n[ CPUHalfType{2} ]");
+  CHECK(text(at::empty({0})) == "[ CPUFloatType{0} ]");
+  CHECK(text(at::empty({2, 0})) == "[ CPUFloatType{2,0} ]");
+  CHECK(text(at::arange(4, at::kFloat).reshape({1, 1, 2, 2})) == "(1,1,.,.) = \n 0  1\n  2  3\n[ CPUFloatType{1,1,2,2} ]");
+  CHECK(text(d1({-kInf, 2.5})) == "   -inf\n 2.5000\n[ CPUDoubleType{2} ]");
+  CHECK(text(d1({kNaN, kNaN})) == "nan\nnan\n[ CPUDoubleType{2} ]");
+  CHECK(text(d1({1, kInf})) == " 1\ninf\n[ CPUDoubleType{2} ]");
+  CHECK(text(d1({1e6 + 0.5, 2e6})) == "1000000 *\n 1.0000\n 2.0000\n[ CPUDoubleType{2} ]");
+  CHECK(text(d1({1e10, 1}).to(at::kLong)) == " 1.0000e+10\n 1.0000e+00\n[ CPULongType{2} ]");
+  CHECK(text(d1({1.5e-20, 2.5e-20})) == "1e-20 *\n 1.5000\n 2.5000\n[ CPUDoubleType{2} ]");
+}
+
 TEST_CASE("errors name the op and what was given", "[tensor][errors]") {
   at::Tensor a = iota({2, 3});
   CHECK_THROWS_AS(a.size(5), c10::IndexError);
@@ -385,4 +441,47 @@ TEST_CASE("transposed copies (tiled, SIMD and edge tiles) keep every element", "
       CHECK(ok);
     }
   }
+}
+
+TEST_CASE("tensor: dtype() is a caffe2::TypeMeta as in libtorch", "[tensor]") {
+  // Names, sizes and printing recorded from libtorch 2.15 (TypeMeta::name of each dtype).
+  const std::vector<std::tuple<at::ScalarType, std::string, size_t>> expected = {
+      {at::kByte, "unsigned char", 1}, {at::kChar, "signed char", 1}, {at::kShort, "short int", 2},
+      {at::kInt, "int", 4},            {at::kLong, "long int", 8},    {at::kHalf, "c10::Half", 2},
+      {at::kFloat, "float", 4},        {at::kDouble, "double", 8},    {at::kBool, "bool", 1},
+      {at::kBFloat16, "c10::BFloat16", 2}};
+  for (const auto& [st, name, size] : expected) {
+    const at::Tensor t = at::empty({2}, at::TensorOptions().dtype(st));
+    const caffe2::TypeMeta m = t.dtype();
+    CHECK(std::string(m.name()) == name);
+    CHECK(m.itemsize() == size);
+    CHECK(m.toScalarType() == st);
+    CHECK(m == st);
+    CHECK(st == m);
+    CHECK(m == caffe2::TypeMeta::fromScalarType(st));
+    std::ostringstream os;
+    os << t.dtype();
+    CHECK(os.str() == name);
+  }
+  const at::Tensor f = at::ones({3});
+  CHECK(f.dtype() != at::kDouble);
+  CHECK(f.dtype() == caffe2::TypeMeta::Make<float>());
+  CHECK(f.dtype().Match<float>());
+  CHECK_FALSE(f.dtype().Match<double>());
+  // A TypeMeta goes wherever libtorch lets it: options, factories, to().
+  const at::Tensor d = at::zeros({2}, at::ones({1}, at::kDouble).dtype());
+  CHECK(d.scalar_type() == at::kDouble);
+  CHECK(f.to(d.dtype()).scalar_type() == at::kDouble);
+  CHECK(at::TensorOptions().dtype(d.dtype()).dtype() == at::kDouble);
+  CHECK(c10::typeMetaToScalarType(f.options().dtype()) == at::kFloat);
+  CHECK(f.options().dtype_opt().has_value());
+  CHECK_FALSE(at::TensorOptions().dtype_opt().has_value());
+  std::ostringstream os;
+  os << f.options();
+  CHECK(os.str().find("dtype=float") != std::string::npos);
+  // The default handle names no dtype: itemsize 0, and asking for its ScalarType is an error.
+  const caffe2::TypeMeta none;
+  CHECK(none.itemsize() == 0);
+  CHECK(std::string(none.name()) == "nullptr (uninitialized)");
+  CHECK_THROWS_WITH(none.toScalarType(), Catch::StartsWith("[TypeMeta]"));
 }

@@ -10,7 +10,7 @@ using torch::autograd::variable_list;
 
 namespace {
 
-bool close(const torch::Tensor& a, const torch::Tensor& b, double tol = 1e-6) {
+bool close_to(const torch::Tensor& a, const torch::Tensor& b, double tol = 1e-6) {
   return a.defined() && b.defined() && a.sizes() == b.sizes() && (a - b).abs().max().item<double>() <= tol;
 }
 
@@ -43,8 +43,8 @@ TEST_CASE("hooks: a leaf hook sees and can replace the gradient", "[autograd]") 
   x.register_hook([&](torch::Tensor g) { seen = g.clone(); });    // observes
   x.register_hook([](torch::Tensor g) { return g * 2.0; });        // replaces
   (x * 3.0).sum().backward();
-  CHECK(close(seen, torch::full({2}, 3.0)));
-  CHECK(close(x.grad(), torch::full({2}, 6.0)));
+  CHECK(close_to(seen, torch::full({2}, 3.0)));
+  CHECK(close_to(x.grad(), torch::full({2}, 6.0)));
 }
 
 TEST_CASE("hooks: a hook on an intermediate changes what flows on", "[autograd]") {
@@ -56,8 +56,8 @@ TEST_CASE("hooks: a hook on an intermediate changes what flows on", "[autograd]"
     return g * 10.0;
   });
   (a * 3.0).sum().backward();
-  CHECK(close(seen, torch::full({2}, 3.0)));
-  CHECK(close(x.grad(), torch::full({2}, 60.0)));  // 3 * 10 * 2
+  CHECK(close_to(seen, torch::full({2}, 3.0)));
+  CHECK(close_to(x.grad(), torch::full({2}, 60.0)));  // 3 * 10 * 2
 }
 
 TEST_CASE("hooks: tensor hooks also apply to autograd::grad", "[autograd]") {
@@ -68,8 +68,8 @@ TEST_CASE("hooks: tensor hooks also apply to autograd::grad", "[autograd]") {
   auto y = (a * a).sum();
   auto gs = torch::autograd::grad({y}, {x, a}, {}, /*retain_graph=*/true);
   // dy/da = 2a = 6x, +1 from a's hook; dy/dx = (6x + 1) * 3, *2 from x's hook.
-  CHECK(close(gs[1], x.detach() * 6.0 + 1.0));
-  CHECK(close(gs[0], (x.detach() * 6.0 + 1.0) * 6.0));
+  CHECK(close_to(gs[1], x.detach() * 6.0 + 1.0));
+  CHECK(close_to(gs[0], (x.detach() * 6.0 + 1.0) * 6.0));
   CHECK(!x.grad().defined());
 }
 
@@ -82,10 +82,10 @@ TEST_CASE("retain_grad keeps an intermediate's gradient, after its hooks", "[aut
   auto y = (a * a).sum();
   y.backward({}, /*retain_graph=*/true);
   REQUIRE(a.grad().defined());
-  CHECK(close(a.grad(), a.detach() * 20.0));
-  CHECK(close(x.grad(), a.detach() * 40.0));
+  CHECK(close_to(a.grad(), a.detach() * 20.0));
+  CHECK(close_to(x.grad(), a.detach() * 40.0));
   y.backward();  // accumulates, like a leaf's .grad
-  CHECK(close(a.grad(), a.detach() * 40.0));
+  CHECK(close_to(a.grad(), a.detach() * 40.0));
   auto b = x * 1.0;
   CHECK(!b.retains_grad());
 }
@@ -95,11 +95,11 @@ TEST_CASE("backward(inputs=...) accumulates only into the given inputs", "[autog
   auto w = torch::tensor({3.0, 4.0}, torch::requires_grad());
   auto y = (x * w).sum();
   y.backward({}, /*retain_graph=*/true, false, torch::TensorList({x}));
-  CHECK(close(x.grad(), w.detach()));
+  CHECK(close_to(x.grad(), w.detach()));
   CHECK(!w.grad().defined());
   torch::autograd::backward({y}, {}, std::nullopt, false, {w});
-  CHECK(close(w.grad(), x.detach()));
-  CHECK(close(x.grad(), w.detach()));  // unchanged
+  CHECK(close_to(w.grad(), x.detach()));
+  CHECK(close_to(x.grad(), w.detach()));  // unchanged
 
   // The accumulated gradient never aliases a caller's tensor: later accumulation must not write into it.
   auto seed = torch::ones({2});
@@ -108,8 +108,8 @@ TEST_CASE("backward(inputs=...) accumulates only into the given inputs", "[autog
   auto z2 = x2 + w;
   z2.backward(seed, std::nullopt, false, torch::TensorList({x2}));
   (x2 * 5.0).sum().backward();
-  CHECK(close(x2.grad(), torch::full({2}, 6.0)));
-  CHECK(close(seed, torch::ones({2})));
+  CHECK(close_to(x2.grad(), torch::full({2}, 6.0)));
+  CHECK(close_to(seed, torch::ones({2})));
   (void)z;
 }
 
@@ -118,8 +118,8 @@ TEST_CASE("a leaf's .grad never aliases the gradient the caller passed in", "[au
   auto seed = torch::ones({6});
   x.view({6}).backward(seed);  // view's backward reshapes the seed: same storage, new tensor
   (x * 2.0).sum().backward();
-  CHECK(close(x.grad(), torch::full({2, 3}, 3.0)));
-  CHECK(close(seed, torch::ones({6})));
+  CHECK(close_to(x.grad(), torch::full({2, 3}, 3.0)));
+  CHECK(close_to(seed, torch::ones({6})));
 }
 
 TEST_CASE("autograd::grad with and without allow_unused", "[autograd]") {
@@ -130,7 +130,7 @@ TEST_CASE("autograd::grad with and without allow_unused", "[autograd]") {
                     Catch::StartsWith("[autograd] expected every input to be reachable from the outputs"));
   auto gs = torch::autograd::grad({y}, {x, z}, {}, std::nullopt, false, /*allow_unused=*/true);
   REQUIRE(gs.size() == 2);
-  CHECK(close(gs[0], torch::full({2}, 2.0)));
+  CHECK(close_to(gs[0], torch::full({2}, 2.0)));
   CHECK(!gs[1].defined());
   CHECK(!x.grad().defined());
 }
@@ -199,7 +199,7 @@ TEST_CASE("independent graphs backpropagate concurrently from 4 threads", "[auto
       try {
         for (int i = 0; i < kIters; ++i) {
           auto [gx, gw] = run(xs[t], ws[t]);
-          if (!close(gx, expect_x[t], 1e-6) || !close(gw, expect_w[t], 1e-6)) mismatches++;
+          if (!close_to(gx, expect_x[t], 1e-6) || !close_to(gw, expect_w[t], 1e-6)) mismatches++;
         }
       } catch (const std::exception&) {
         errors++;

@@ -10,16 +10,9 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include "cuda/cuda_test_util.h"
 
 namespace {
-
-bool no_device() {
-  if (torch::cuda::is_available()) return false;
-  WARN("no CUDA device: skipped");
-  return true;
-}
-
-const at::Device kGpu(at::kCUDA, 0);
 
 // Restores the cuDNN switches at scope exit, so a failing check cannot leak them into other tests.
 struct CudnnSwitches {

@@ -6,16 +6,9 @@
 #include <ATen/core/Dispatcher.h>
 #include <torch/cuda.h>
 #include <string>
+#include "cuda/cuda_test_util.h"
 
 namespace {
-
-bool no_device() {
-  if (torch::cuda::is_available()) return false;
-  WARN("no CUDA device: skipped");
-  return true;
-}
-
-const at::Device kGpu(at::kCUDA, 0);
 
 at::Tensor ones_cpu(std::vector<int64_t> shape) { return at::empty(shape, at::kFloat).fill_(1); }
 

@@ -7,18 +7,11 @@
 #include <catch2/catch.hpp>
 #include "op_test_util.h"
 #include <torch/cuda.h>
+#include "cuda/cuda_test_util.h"
 
 using namespace at::indexing;
 
 namespace {
-
-const at::Device kGpu(at::kCUDA, 0);
-
-bool no_device() {
-  if (torch::cuda::is_available()) return false;
-  WARN("no CUDA device: skipped");
-  return true;
-}
 
 at::Tensor gpu(const at::Tensor& t) { return t.to(kGpu); }
 

@@ -13,16 +13,9 @@
 #include <limits>
 #include <map>
 #include <vector>
+#include "cuda/cuda_test_util.h"
 
 namespace {
-
-bool no_device() {
-  if (torch::cuda::is_available()) return false;
-  WARN("no CUDA device: skipped");
-  return true;
-}
-
-const at::Device kGpu(at::kCUDA, 0);
 
 at::TensorOptions gpu(at::ScalarType dt) { return at::TensorOptions().dtype(dt).device(kGpu); }
 

@@ -6,16 +6,9 @@
 #include <torch/cuda.h>
 #include <cmath>
 #include <limits>
+#include "cuda/cuda_test_util.h"
 
 namespace {
-
-bool no_device() {
-  if (torch::cuda::is_available()) return false;
-  WARN("no CUDA device: skipped");
-  return true;
-}
-
-const at::Device kGpu(at::kCUDA, 0);
 
 // Deterministic values in [-2, 2) with no two equal in a run of 1024 (pseudo-random walk).
 at::Tensor values(std::vector<int64_t> shape, at::ScalarType dt = at::kFloat) {
@@ -29,7 +22,7 @@ at::Tensor values(std::vector<int64_t> shape, at::ScalarType dt = at::kFloat) {
   return t.to(dt);
 }
 
-void same(const at::Tensor& gpu, const at::Tensor& cpu, double tol) {
+void same_values(const at::Tensor& gpu, const at::Tensor& cpu, double tol) {
   REQUIRE(gpu.is_cuda());
   CHECK(gpu.scalar_type() == cpu.scalar_type());
   CHECK(gpu.sizes() == cpu.sizes());
@@ -43,14 +36,14 @@ TEST_CASE("CUDA sum/mean/var/norm/logsumexp over many elements (split across blo
   for (int64_t n : {int64_t{1} << 20, int64_t{3000017}}) {
     at::Tensor x = values({n});
     at::Tensor g = x.to(kGpu);
-    same(g.sum(), x.sum(), 1e-5);
-    same(g.mean(), x.mean(), 1e-5);
-    same(g.var(), x.var(), 1e-5);
-    same(g.norm(), x.norm(), 1e-5);
-    same(at::logsumexp(g, {0}), at::logsumexp(x, {0}), 1e-5);
-    same(g.prod(), x.prod(), 1e-5);  // underflows to a tiny value: compared with the tolerance
-    same(g.amax(), x.amax(), 0);
-    same(g.amin(), x.amin(), 0);
+    same_values(g.sum(), x.sum(), 1e-5);
+    same_values(g.mean(), x.mean(), 1e-5);
+    same_values(g.var(), x.var(), 1e-5);
+    same_values(g.norm(), x.norm(), 1e-5);
+    same_values(at::logsumexp(g, {0}), at::logsumexp(x, {0}), 1e-5);
+    same_values(g.prod(), x.prod(), 1e-5);  // underflows to a tiny value: compared with the tolerance
+    same_values(g.amax(), x.amax(), 0);
+    same_values(g.amin(), x.amin(), 0);
   }
 }
 
@@ -58,19 +51,19 @@ TEST_CASE("CUDA reductions over dim 0 (outputs along x) and mixed dims", "[cuda]
   if (no_device()) return;
   at::Tensor x = values({20000, 37});
   at::Tensor g = x.to(kGpu);
-  same(g.sum(0), x.sum(0), 1e-5);
-  same(g.sum({0}, true), x.sum({0}, true), 1e-5);
-  same(g.sum(1), x.sum(1), 1e-5);
-  same(std::get<0>(g.max(0)), std::get<0>(x.max(0)), 0);
-  same(std::get<1>(g.max(0)), std::get<1>(x.max(0)), 0);
-  same(g.argmin(1), x.argmin(1), 0);
-  same(at::var(g, {0}), at::var(x, {0}), 1e-5);
+  same_values(g.sum(0), x.sum(0), 1e-5);
+  same_values(g.sum({0}, true), x.sum({0}, true), 1e-5);
+  same_values(g.sum(1), x.sum(1), 1e-5);
+  same_values(std::get<0>(g.max(0)), std::get<0>(x.max(0)), 0);
+  same_values(std::get<1>(g.max(0)), std::get<1>(x.max(0)), 0);
+  same_values(g.argmin(1), x.argmin(1), 0);
+  same_values(at::var(g, {0}), at::var(x, {0}), 1e-5);
   at::Tensor y = values({64, 300, 50}).transpose(0, 2);  // strided: dims (50, 300, 64)
   at::Tensor gy = y.to(kGpu).transpose(0, 2).contiguous().transpose(0, 2);
   REQUIRE(!gy.is_contiguous());
-  same(gy.sum({0, 2}), y.sum({0, 2}), 1e-5);
-  same(gy.amax({1}), y.amax({1}), 0);
-  same(gy.argmax(2), y.argmax(2), 0);
+  same_values(gy.sum({0, 2}), y.sum({0, 2}), 1e-5);
+  same_values(gy.amax({1}), y.amax({1}), 0);
+  same_values(gy.argmax(2), y.argmax(2), 0);
 }
 
 TEST_CASE("CUDA argmax/max pick the first extreme and the first NaN across blocks", "[cuda]") {
@@ -94,30 +87,30 @@ TEST_CASE("CUDA argmax/max pick the first extreme and the first NaN across block
 TEST_CASE("CUDA integer sums wrap like the CPU and dtype= converts first", "[cuda]") {
   if (no_device()) return;
   at::Tensor x = at::arange(0, 1 << 20, at::kLong).mul(1 << 20);
-  same(x.to(kGpu).sum(), x.sum(), 0);
+  same_values(x.to(kGpu).sum(), x.sum(), 0);
   at::Tensor b = at::arange(0, 70000, at::kInt).remainder(3).to(at::kChar);
-  same(b.to(kGpu).sum(at::kChar), b.sum(at::kChar), 0);
-  same(b.to(kGpu).sum(), b.sum(), 0);
-  same(b.to(kGpu).prod(at::kInt), b.prod(at::kInt), 0);
+  same_values(b.to(kGpu).sum(at::kChar), b.sum(at::kChar), 0);
+  same_values(b.to(kGpu).sum(), b.sum(), 0);
+  same_values(b.to(kGpu).prod(at::kInt), b.prod(at::kInt), 0);
 }
 
 TEST_CASE("CUDA cumsum/cumprod over several tiles", "[cuda]") {
   if (no_device()) return;
   at::Tensor x = values({3, 100003});
-  same(x.to(kGpu).cumsum(1), x.cumsum(1), 1e-4);
-  same(x.to(kGpu).cumsum(0), x.cumsum(0), 1e-5);
+  same_values(x.to(kGpu).cumsum(1), x.cumsum(1), 1e-4);
+  same_values(x.to(kGpu).cumsum(0), x.cumsum(0), 1e-5);
   at::Tensor near_one = values({2, 5000}).mul(1e-3).add(1.0);
-  same(near_one.to(kGpu).cumprod(1), near_one.cumprod(1), 1e-4);
+  same_values(near_one.to(kGpu).cumprod(1), near_one.cumprod(1), 1e-4);
   at::Tensor ints = at::arange(0, 200000, at::kLong).remainder(7);
-  same(ints.to(kGpu).cumsum(0), ints.cumsum(0), 0);
+  same_values(ints.to(kGpu).cumsum(0), ints.cumsum(0), 0);
 }
 
 TEST_CASE("CUDA softmax/log_softmax over long rows and inner dims", "[cuda]") {
   if (no_device()) return;
   at::Tensor x = values({7, 5000}).mul(10);
-  same(at::_softmax(x.to(kGpu), 1, false), at::_softmax(x, 1, false), 1e-6);
-  same(at::_log_softmax(x.to(kGpu), 1, false), at::_log_softmax(x, 1, false), 1e-5);
-  same(at::_softmax(x.to(kGpu), 0, false), at::_softmax(x, 0, false), 1e-6);
+  same_values(at::_softmax(x.to(kGpu), 1, false), at::_softmax(x, 1, false), 1e-6);
+  same_values(at::_log_softmax(x.to(kGpu), 1, false), at::_log_softmax(x, 1, false), 1e-5);
+  same_values(at::_softmax(x.to(kGpu), 0, false), at::_softmax(x, 0, false), 1e-6);
   at::Tensor h = x.to(at::kHalf);
   at::Tensor hf = at::_softmax(h.to(kGpu), 1, true);
   CHECK(hf.scalar_type() == at::kFloat);

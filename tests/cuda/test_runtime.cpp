@@ -9,18 +9,11 @@
 #include <set>
 #include <string>
 #include <type_traits>
+#include "cuda/cuda_test_util.h"
 
 namespace {
 
-const at::Device kGpu(at::kCUDA, 0);
-
 // Catch2 v2 has no SKIP: a test without a device warns and returns (as in test_cuda.cpp).
-bool no_device() {
-  if (torch::cuda::is_available()) return false;
-  WARN("no CUDA device: skipped");
-  return true;
-}
-
 at::Tensor bytes_on_gpu(int64_t n) { return at::empty({n}, at::TensorOptions().dtype(at::kByte).device(kGpu)); }
 uintptr_t addr(const at::Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); }
 

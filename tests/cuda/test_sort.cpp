@@ -10,16 +10,9 @@
 #include <string>
 #include <tuple>
 #include <vector>
+#include "cuda/cuda_test_util.h"
 
 namespace {
-
-bool no_device() {
-  if (torch::cuda::is_available()) return false;
-  WARN("no CUDA device: skipped");
-  return true;
-}
-
-const at::Device kGpu(at::kCUDA, 0);
 
 // Values with many ties; floating dtypes also get NaN, +-inf, -0.0 and +0.0.
 at::Tensor make_values(std::vector<int64_t> shape, at::ScalarType dt, std::mt19937_64& rng) {

@@ -7,6 +7,7 @@
 // value, a swapped head or a permuted batch changes them.
 #include <catch2/catch.hpp>
 #include <torch/torch.h>
+#include "nn/reference_util.h"
 
 #include <cmath>
 #include <limits>
@@ -22,11 +23,7 @@ using Catch::Matchers::StartsWith;
 using torch::Tensor;
 
 // The formulas of record_attention.cpp.
-Tensor fill(at::IntArrayRef shape, int k) {
-  int64_t n = 1;
-  for (auto s : shape) n *= s;
-  return (torch::arange(n, torch::kDouble) * 0.9 + 1.7 * k).sin().mul(0.5).reshape(shape);
-}
+using ember_ref::fill;  // 0.5 sin(0.9 j + 1.7 k), as the recording programs
 Tensor w1(int64_t n) { return (torch::arange(n, torch::kDouble) * 0.31 + 0.2).cos(); }
 Tensor w2(int64_t n) {
   auto j = torch::arange(n, torch::kDouble);
@@ -100,7 +97,7 @@ void check_scalar(const std::string& name, double v) {
   CHECK(v == Approx(it->second.a).margin(1e-9).epsilon(1e-9));
 }
 
-std::string printed(const nn::Module& m) {
+std::string streamed(const nn::Module& m) {
   std::ostringstream s;
   s << m;
   return s.str();
@@ -234,7 +231,7 @@ TEST_CASE("MultiheadAttention: parameters, initialisation and printing as libtor
   const double bound = std::sqrt(6.0 / (4 + 12));  // xavier_uniform_ on (12, 4)
   CHECK(m->in_proj_weight.abs().max().item<double>() <= bound);
   CHECK(m->in_proj_weight.abs().max().item<double>() > bound / 2);
-  CHECK(printed(*m) ==
+  CHECK(streamed(*m) ==
         "torch::nn::MultiheadAttention(\n  (out_proj): torch::nn::Linear(in_features=4, out_features=4, bias=true)\n)");
 
   nn::MultiheadAttention m2(nn::MultiheadAttentionOptions(4, 2).kdim(3).vdim(5).add_bias_kv(true).bias(false));
@@ -357,7 +354,7 @@ TEST_CASE("Transformer layers: structure and printing as libtorch", "[nn][attent
   for (auto& c : el->named_children()) names.push_back(c.key());
   CHECK(names == std::vector<std::string>{"self_attn", "linear1", "dropout", "linear2", "norm1", "norm2", "dropout1",
                                           "dropout2"});
-  CHECK(printed(*el) ==
+  CHECK(streamed(*el) ==
         "torch::nn::TransformerEncoderLayerImpl(\n"
         "  (self_attn): torch::nn::MultiheadAttention(\n"
         "    (out_proj): torch::nn::Linear(in_features=4, out_features=4, bias=true)\n"

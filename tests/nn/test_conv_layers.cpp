@@ -3,18 +3,14 @@
 // the printing (strings recorded from libtorch 2.15).
 #include <catch2/catch.hpp>
 #include <torch/torch.h>
+#include "nn/reference_util.h"
 #include <cmath>
 #include <sstream>
 
 namespace nn = torch::nn;
 
 namespace {
-std::string printed(const nn::Module& m) {
-  std::ostringstream os;
-  m.pretty_print(os);
-  return os.str();
-}
-
+using ember_ref::printed;
 // Direct float64 2-D convolution (stride, padding, no dilation, one group).
 torch::Tensor ref_conv(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b, int64_t s, int64_t p) {
   const int64_t N = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3), O = w.size(0), K = w.size(2);

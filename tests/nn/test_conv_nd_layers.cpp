@@ -4,6 +4,7 @@
 // printing (strings recorded from libtorch 2.15) and the errors.
 #include <catch2/catch.hpp>
 #include <torch/torch.h>
+#include "nn/reference_util.h"
 #include <cmath>
 #include <sstream>
 
@@ -11,12 +12,7 @@ namespace nn = torch::nn;
 namespace F = torch::nn::functional;
 
 namespace {
-std::string printed(const nn::Module& m) {
-  std::ostringstream os;
-  m.pretty_print(os);
-  return os.str();
-}
-
+using ember_ref::printed;
 // The pattern inputs of the libtorch program that recorded the values below.
 torch::Tensor pat(std::vector<int64_t> shape, double a, double b) {
   int64_t n = 1;

@@ -4,6 +4,7 @@
 // from libtorch 2.x, errors, save/load and clone. The ops' own generated tests (tests/ops_norm.cpp,
 // tests/grad_norm.cpp in the build dir) cover golden values and gradcheck.
 #include <torch/torch.h>
+#include "nn/reference_util.h"
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <sstream>
@@ -13,6 +14,7 @@ namespace nn = torch::nn;
 namespace F = torch::nn::functional;
 
 namespace {
+using ember_ref::printed;
 
 // Mean and biased variance of each row of a (rows, n) float64 matrix, by plain loops.
 struct RowStats {
@@ -68,13 +70,7 @@ std::vector<double> to_vec(const torch::Tensor& t) {
   return std::vector<double>(d.data_ptr<double>(), d.data_ptr<double>() + d.numel());
 }
 
-std::string printed(const nn::Module& m) {
-  std::ostringstream s;
-  m.pretty_print(s);
-  return s.str();
-}
-
-bool close(const torch::Tensor& a, const torch::Tensor& b, double tol = 1e-5) {
+bool close_to(const torch::Tensor& a, const torch::Tensor& b, double tol = 1e-5) {
   return torch::allclose(a.to(torch::kDouble), b.to(torch::kDouble), tol, tol);
 }
 
@@ -93,14 +89,14 @@ TEST_CASE("BatchNorm2d in training normalises with batch statistics and updates 
     auto x = torch::randn({4, 3, 5, 2}) * (step + 1) + step;
     auto y = bn->forward(x);
     const auto st = row_stats(by_channel(x));
-    CHECK(close(y, ref_normalise_channels(x, st.mean, st.var, {1.5, -0.5, 2.0}, {0.1, 0.2, -0.3}, 1e-5), 1e-4));
+    CHECK(close_to(y, ref_normalise_channels(x, st.mean, st.var, {1.5, -0.5, 2.0}, {0.1, 0.2, -0.3}, 1e-5), 1e-4));
     const double n = 4 * 5 * 2;
     for (size_t c = 0; c < 3; ++c) {
       rm[c] = 0.75 * rm[c] + 0.25 * st.mean[c];
       rv[c] = 0.75 * rv[c] + 0.25 * st.var[c] * n / (n - 1);
     }
-    CHECK(close(bn->running_mean, torch::tensor(rm), 1e-5));
-    CHECK(close(bn->running_var, torch::tensor(rv), 1e-5));
+    CHECK(close_to(bn->running_mean, torch::tensor(rm), 1e-5));
+    CHECK(close_to(bn->running_var, torch::tensor(rv), 1e-5));
     CHECK(bn->num_batches_tracked.item<int64_t>() == step + 1);
     CHECK(bn->num_batches_tracked.scalar_type() == torch::kLong);
   }
@@ -137,17 +133,17 @@ TEST_CASE("BatchNorm in eval uses the running stats and leaves them alone", "[nn
   auto x = torch::tensor({{1.0, 2.0}, {3.0, -4.0}, {0.0, 0.5}}).to(torch::kFloat);
   auto y = bn->forward(x);
   auto expect = ref_normalise_channels(x, {0.5, -1.0}, {4.0, 0.25}, {2.0, 3.0}, {1.0, 0.0}, 1e-5);
-  CHECK(close(y, expect));
-  CHECK(close(bn->running_mean, torch::tensor({0.5, -1.0})));
-  CHECK(close(bn->running_var, torch::tensor({4.0, 0.25})));
+  CHECK(close_to(y, expect));
+  CHECK(close_to(bn->running_mean, torch::tensor({0.5, -1.0})));
+  CHECK(close_to(bn->running_var, torch::tensor({4.0, 0.25})));
   CHECK(bn->num_batches_tracked.item<int64_t>() == 0);
   // One sample per channel is fine in eval.
-  CHECK(close(bn->forward(x.slice(0, 0, 1)), expect.slice(0, 0, 1)));
+  CHECK(close_to(bn->forward(x.slice(0, 0, 1)), expect.slice(0, 0, 1)));
   // (N, C, L) input: statistics per channel over N and L.
   bn->train();
   auto x3 = torch::randn({3, 2, 4});
   const auto st = row_stats(by_channel(x3));
-  CHECK(close(bn->forward(x3), ref_normalise_channels(x3, st.mean, st.var, {2.0, 3.0}, {1.0, 0.0}, 1e-5), 1e-4));
+  CHECK(close_to(bn->forward(x3), ref_normalise_channels(x3, st.mean, st.var, {2.0, 3.0}, {1.0, 0.0}, 1e-5), 1e-4));
 }
 
 TEST_CASE("BatchNorm with momentum nullopt keeps a cumulative average (values from libtorch)", "[nn][norm]") {
@@ -156,12 +152,12 @@ TEST_CASE("BatchNorm with momentum nullopt keeps a cumulative average (values fr
   bn->forward(x);
   bn->forward(x * 2);
   // Recorded from libtorch: running_mean [4.5, 6], running_var [16.6667, 16.6667], 2 batches.
-  CHECK(close(bn->running_mean, torch::tensor({4.5, 6.0})));
-  CHECK(close(bn->running_var, torch::tensor({50.0 / 3, 50.0 / 3})));
+  CHECK(close_to(bn->running_mean, torch::tensor({4.5, 6.0})));
+  CHECK(close_to(bn->running_var, torch::tensor({50.0 / 3, 50.0 / 3})));
   CHECK(bn->num_batches_tracked.item<int64_t>() == 2);
   bn->reset_running_stats();
-  CHECK(close(bn->running_mean, torch::zeros({2})));
-  CHECK(close(bn->running_var, torch::ones({2})));
+  CHECK(close_to(bn->running_mean, torch::zeros({2})));
+  CHECK(close_to(bn->running_var, torch::ones({2})));
   CHECK(bn->num_batches_tracked.item<int64_t>() == 0);
 }
 
@@ -174,9 +170,9 @@ TEST_CASE("BatchNorm without affine or running stats", "[nn][norm]") {
   auto x = torch::randn({2, 4, 3, 3});
   const auto st = row_stats(by_channel(x));
   auto expect = ref_normalise_channels(x, st.mean, st.var, {1, 1, 1, 1}, {0, 0, 0, 0}, 1e-5);
-  CHECK(close(bn->forward(x), expect, 1e-4));
+  CHECK(close_to(bn->forward(x), expect, 1e-4));
   bn->eval();  // without running stats eval still uses the batch statistics
-  CHECK(close(bn->forward(x), expect, 1e-4));
+  CHECK(close_to(bn->forward(x), expect, 1e-4));
 }
 
 TEST_CASE("BatchNorm parameters, buffers and defaults follow libtorch", "[nn][norm]") {
@@ -257,13 +253,13 @@ TEST_CASE("BatchNorm2d on channels_last input gives the contiguous result and gr
   auto xb = x.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2}).detach().requires_grad_(true);
   REQUIRE(xb.stride(1) == 1);
   auto ya = a->forward(xa), yb = b->forward(xb);
-  CHECK(close(ya, yb));
+  CHECK(close_to(ya, yb));
   auto w = torch::randn({2, 3, 4, 5});
   (ya * w).sum().backward();
   (yb * w).sum().backward();
-  CHECK(close(xa.grad(), xb.grad()));
-  CHECK(close(a->weight.grad(), b->weight.grad(), 1e-4));
-  CHECK(close(a->running_var, b->running_var));
+  CHECK(close_to(xa.grad(), xb.grad()));
+  CHECK(close_to(a->weight.grad(), b->weight.grad(), 1e-4));
+  CHECK(close_to(a->running_var, b->running_var));
 }
 
 TEST_CASE("batch_norm gradients match autograd through a composition of primitives", "[nn][norm]") {
@@ -280,16 +276,16 @@ TEST_CASE("batch_norm gradients match autograd through a composition of primitiv
   auto mean = x2.mean(dims, true);
   auto var = (x2 - mean).pow(2).mean(dims, true);
   auto y2 = (x2 - mean) / (var + 1e-5).sqrt() * w2.reshape({1, 2, 1}) + b2.reshape({1, 2, 1});
-  CHECK(close(y, y2, 1e-10));
+  CHECK(close_to(y, y2, 1e-10));
   auto g = torch::randn({3, 2, 4}, torch::kDouble);
   auto gr = torch::autograd::grad({y}, {x, w, b}, {g}, true, true);
   auto gr2 = torch::autograd::grad({y2}, {x2, w2, b2}, {g}, true, true);
-  for (size_t i = 0; i < 3; ++i) CHECK(close(gr[i], gr2[i], 1e-9));
+  for (size_t i = 0; i < 3; ++i) CHECK(close_to(gr[i], gr2[i], 1e-9));
   // Second derivative through the formula's backward.
   auto gg = torch::autograd::grad({(gr[0] * gr[0]).sum()}, {x, w}, {}, false, true);
   auto gg2 = torch::autograd::grad({(gr2[0] * gr2[0]).sum()}, {x2, w2}, {}, false, true);
-  CHECK(close(gg[0], gg2[0], 1e-8));
-  CHECK(close(gg[1], gg2[1], 1e-8));
+  CHECK(close_to(gg[0], gg2[0], 1e-8));
+  CHECK(close_to(gg[1], gg2[1], 1e-8));
 }
 
 TEST_CASE("InstanceNorm normalises each (sample, channel); running stats from libtorch", "[nn][norm]") {
@@ -299,17 +295,17 @@ TEST_CASE("InstanceNorm normalises each (sample, channel); running stats from li
   // Reference: treat each (n, c) as a channel of a (1, N*C, L) batch norm.
   auto flat = x.reshape({1, 4, 6});
   const auto st = row_stats(by_channel(flat));
-  CHECK(close(y, ref_normalise_channels(flat, st.mean, st.var, {1, 1, 1, 1}, {0, 0, 0, 0}, 1e-5).reshape({2, 2, 6}), 1e-4));
+  CHECK(close_to(y, ref_normalise_channels(flat, st.mean, st.var, {1, 1, 1, 1}, {0, 0, 0, 0}, 1e-5).reshape({2, 2, 6}), 1e-4));
   // Recorded from libtorch: running_mean [3.0101, 5.9109], running_var [7.5257, 12.2997];
   // num_batches_tracked stays 0.
-  CHECK(close(in->running_mean, torch::tensor({3.0101, 5.9109}), 1e-4));
-  CHECK(close(in->running_var, torch::tensor({7.5257, 12.2997}), 1e-4));
+  CHECK(close_to(in->running_mean, torch::tensor({3.0101, 5.9109}), 1e-4));
+  CHECK(close_to(in->running_var, torch::tensor({7.5257, 12.2997}), 1e-4));
   CHECK(in->num_batches_tracked.item<int64_t>() == 0);
   in->eval();
   CHECK(std::abs(in->forward(x)[0][0][0].item<double>() - (-1.0972718000411987)) < 1e-5);
   // Unbatched (C, L) input.
   nn::InstanceNorm1d plain(2);
-  CHECK(close(plain->forward(x[1]), y[1], 1e-5));
+  CHECK(close_to(plain->forward(x[1]), y[1], 1e-5));
   // Affine InstanceNorm2d against the functional form.
   nn::InstanceNorm2d in2(nn::InstanceNormOptions(3).affine(true));
   {
@@ -318,7 +314,7 @@ TEST_CASE("InstanceNorm normalises each (sample, channel); running stats from li
     in2->bias.copy_(torch::tensor({0.0, -1.0, 1.0}));
   }
   auto x4 = torch::randn({2, 3, 3, 4});
-  CHECK(close(in2->forward(x4), F::instance_norm(x4, F::InstanceNormFuncOptions().weight(in2->weight).bias(in2->bias))));
+  CHECK(close_to(in2->forward(x4), F::instance_norm(x4, F::InstanceNormFuncOptions().weight(in2->weight).bias(in2->bias))));
 }
 
 TEST_CASE("LayerNorm and GroupNorm against float64 loops", "[nn][norm]") {
@@ -339,8 +335,8 @@ TEST_CASE("LayerNorm and GroupNorm against float64 loops", "[nn][norm]") {
   std::vector<double> expect;
   for (size_t r = 0; r < 10; ++r)
     for (size_t k = 0; k < 12; ++k) expect.push_back((rows[r][k] - st.mean[r]) / std::sqrt(st.var[r] + 1e-3) * w[k] + b[k]);
-  CHECK(close(y, torch::tensor(expect).reshape({2, 5, 3, 4}), 1e-4));
-  CHECK(close(F::layer_norm(x, F::LayerNormFuncOptions({3, 4}).weight(ln->weight).bias(ln->bias).eps(1e-3)), y));
+  CHECK(close_to(y, torch::tensor(expect).reshape({2, 5, 3, 4}), 1e-4));
+  CHECK(close_to(F::layer_norm(x, F::LayerNormFuncOptions({3, 4}).weight(ln->weight).bias(ln->bias).eps(1e-3)), y));
 
   nn::GroupNorm gn(2, 6);
   {
@@ -362,8 +358,8 @@ TEST_CASE("LayerNorm and GroupNorm against float64 loops", "[nn][norm]") {
       const size_t channel = (r % 2) * 3 + k / 4;
       gexpect.push_back((grows[r][k] - gs.mean[r]) / std::sqrt(gs.var[r] + 1e-5) * gw[channel] + gb[channel]);
     }
-  CHECK(close(yg, torch::tensor(gexpect).reshape({3, 6, 2, 2}), 1e-4));
-  CHECK(close(F::group_norm(xg, F::GroupNormFuncOptions(2).weight(gn->weight).bias(gn->bias)), yg));
+  CHECK(close_to(yg, torch::tensor(gexpect).reshape({3, 6, 2, 2}), 1e-4));
+  CHECK(close_to(F::group_norm(xg, F::GroupNormFuncOptions(2).weight(gn->weight).bias(gn->bias)), yg));
 }
 
 TEST_CASE("BatchNorm buffers survive save/load and clone", "[nn][norm]") {
@@ -419,6 +415,6 @@ TEST_CASE("BatchNorm1d converted to float64 runs on float64 input", "[nn][norm]"
   auto y = bn->forward(x);
   CHECK(y.scalar_type() == torch::kDouble);
   const auto st = row_stats(by_channel(x));
-  CHECK(close(y, ref_normalise_channels(x, st.mean, st.var, {1, 1, 1}, {0, 0, 0}, 1e-5), 1e-9));
+  CHECK(close_to(y, ref_normalise_channels(x, st.mean, st.var, {1, 1, 1}, {0, 0, 0}, 1e-5), 1e-9));
   CHECK(bn->num_batches_tracked.item<int64_t>() == 1);
 }

@@ -4,6 +4,7 @@
 // 2.15, options and defaults, gradients, and the errors.
 #include <catch2/catch.hpp>
 #include <torch/torch.h>
+#include "nn/reference_util.h"
 #include <cstdint>
 #include <optional>
 #include <sstream>
@@ -13,12 +14,7 @@ namespace nn = torch::nn;
 namespace F = torch::nn::functional;
 
 namespace {
-std::string printed(const nn::Module& m) {
-  std::ostringstream os;
-  m.pretty_print(os);
-  return os.str();
-}
-
+using ember_ref::printed;
 struct AvgSpec {
   int64_t kh, kw, sh, sw, ph, pw;
   bool ceil_mode = false, count_include_pad = true;

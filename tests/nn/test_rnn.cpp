@@ -6,6 +6,7 @@
 // swapped gate, a swapped direction or a permuted batch all change them.
 #include <catch2/catch.hpp>
 #include <torch/torch.h>
+#include "nn/reference_util.h"
 
 #include "rnn_reference.h"
 
@@ -15,16 +16,13 @@
 #include <string>
 
 namespace {
+using ember_ref::printed;
 
 namespace R = torch::nn::utils::rnn;
 using Catch::Matchers::StartsWith;
 
 // The formulas of record_rnn.cpp.
-torch::Tensor fill(at::IntArrayRef shape, int k) {
-  int64_t n = 1;
-  for (auto s : shape) n *= s;
-  return (torch::arange(n, torch::kDouble) * 0.9 + 1.7 * k).sin().mul(0.5).reshape(shape);
-}
+using ember_ref::fill;  // 0.5 sin(0.9 j + 1.7 k), as the recording programs
 torch::Tensor w1(int64_t n) { return (torch::arange(n, torch::kDouble) * 0.31 + 0.2).cos(); }
 torch::Tensor w2(int64_t n) {
   auto j = torch::arange(n, torch::kDouble);
@@ -97,12 +95,6 @@ void run_h(const std::string& name, M m, at::IntArrayRef xshape, bool with_state
   check(name + ".grad.x", x.grad());
   if (with_state) check(name + ".grad.h0", h0.grad());
   check_grads(name, *m);
-}
-
-std::string printed(const torch::nn::Module& m) {
-  std::ostringstream s;
-  m.pretty_print(s);
-  return s.str();
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 // Unflatten, printing (libtorch's strings) and the errors.
 #include <catch2/catch.hpp>
 #include <torch/torch.h>
+#include "nn/reference_util.h"
 #include <torch/csrc/autograd/gradcheck.h>
 #include <sstream>
 #include <vector>
@@ -13,12 +14,7 @@ namespace nn = torch::nn;
 namespace F = torch::nn::functional;
 
 namespace {
-std::string printed(const nn::Module& m) {
-  std::ostringstream os;
-  m.pretty_print(os);
-  return os.str();
-}
-
+using ember_ref::printed;
 // The deterministic input the libtorch reference program used: (i * step + off) mod 3 - 1.
 torch::Tensor ramp(std::vector<int64_t> s, double step = 0.25, double off = -1.5) {
   int64_t n = 1;

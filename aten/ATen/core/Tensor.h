@@ -73,7 +73,8 @@ class Tensor {
   int64_t numel() const { return impl()->numel(); }
   int64_t storage_offset() const { return impl()->storage_offset(); }
   ScalarType scalar_type() const { return impl()->dtype(); }
-  ScalarType dtype() const { return impl()->dtype(); }
+  /// As libtorch: a TypeMeta, which prints as the element type ("float") and compares with kFloat.
+  caffe2::TypeMeta dtype() const { return caffe2::TypeMeta::fromScalarType(impl()->dtype()); }
   Device device() const { return impl()->device(); }
   int64_t get_device() const { return device().is_cuda() ? device().index() : -1; }
   Layout layout() const { return Layout::Strided; }
@@ -95,6 +96,8 @@ class Tensor {
   bool is_mkldnn() const { return false; }
   bool is_floating_point() const { return c10::isFloatingType(scalar_type()); }
   bool is_complex() const { return false; }
+  /// libtorch's older spelling of to(dtype).
+  Tensor toType(ScalarType t) const;
   bool is_signed() const { return c10::isSignedType(scalar_type()); }
   /// True when the elements are laid out densely in row-major order.
   bool is_contiguous(MemoryFormat fmt = MemoryFormat::Contiguous) const;
@@ -245,6 +248,7 @@ inline Tensor& Tensor::operator/=(const Scalar& o) { return div_(o); }
 inline Tensor& Tensor::operator=(const Tensor& src) && { copy_(src); return *this; }
 inline Tensor& Tensor::operator=(Tensor&& src) && { copy_(src); return *this; }
 inline Tensor& Tensor::operator=(const Scalar& v) && { fill_(v); return *this; }
+inline Tensor Tensor::toType(ScalarType t) const { return to(t); }
 inline Tensor Tensor::std(int dim) const { return std(IntArrayRef{static_cast<int64_t>(dim)}); }
 inline Tensor Tensor::var(int dim) const { return var(IntArrayRef{static_cast<int64_t>(dim)}); }
 inline Tensor std(const Tensor& self, int dim) { return self.std(dim); }

@@ -4,6 +4,7 @@
 #include <c10/core/Device.h>
 #include <c10/core/ScalarType.h>
 #include <c10/core/TensorImpl.h>
+#include <c10/util/typeid.h>
 #include <optional>
 
 namespace c10 {
@@ -15,11 +16,13 @@ void set_default_dtype(ScalarType t);
 struct TensorOptions {
   TensorOptions() = default;
   TensorOptions(ScalarType t) { dtype_ = t; }
+  TensorOptions(caffe2::TypeMeta m) { dtype_ = m.toScalarType(); }
   TensorOptions(Device d) { device_ = d; }
   TensorOptions(DeviceType d) { device_ = Device(d); }
   TensorOptions(Layout l) { layout_ = l; }
 
   TensorOptions dtype(std::optional<ScalarType> t) const { auto r = *this; r.dtype_ = t; return r; }
+  TensorOptions dtype(caffe2::TypeMeta m) const { return dtype(m.toScalarType()); }
   template <typename T> TensorOptions dtype() const { return dtype(CppTypeToScalarType<T>::value); }
   TensorOptions device(std::optional<Device> d) const { auto r = *this; r.device_ = d; return r; }
   TensorOptions device(DeviceType t, DeviceIndex i = -1) const { return device(Device(t, i)); }
@@ -29,7 +32,9 @@ struct TensorOptions {
   TensorOptions pinned_memory(std::optional<bool> b) const { auto r = *this; r.pinned_ = b; return r; }
   TensorOptions memory_format(std::optional<MemoryFormat> m) const { auto r = *this; r.memory_format_ = m; return r; }
 
-  ScalarType dtype() const { return dtype_.value_or(get_default_dtype()); }
+  /// As libtorch: a TypeMeta (use scalar_type() or dtype().toScalarType() for the enum).
+  caffe2::TypeMeta dtype() const { return caffe2::TypeMeta::fromScalarType(scalar_type()); }
+  ScalarType scalar_type() const { return dtype_.value_or(get_default_dtype()); }
   Device device() const { return device_.value_or(Device(DeviceType::CPU)); }
   Layout layout() const { return layout_.value_or(Layout::Strided); }
   bool requires_grad() const { return requires_grad_.value_or(false); }
@@ -37,7 +42,11 @@ struct TensorOptions {
   bool has_dtype() const { return dtype_.has_value(); }
   bool has_device() const { return device_.has_value(); }
   bool has_requires_grad() const { return requires_grad_.has_value(); }
-  std::optional<ScalarType> dtype_opt() const { return dtype_; }
+  std::optional<caffe2::TypeMeta> dtype_opt() const {
+    if (!dtype_) return std::nullopt;
+    return caffe2::TypeMeta::fromScalarType(*dtype_);
+  }
+  std::optional<ScalarType> scalar_type_opt() const { return dtype_; }
   std::optional<Device> device_opt() const { return device_; }
   std::optional<Layout> layout_opt() const { return layout_; }
   std::optional<bool> requires_grad_opt() const { return requires_grad_; }
@@ -64,6 +73,7 @@ struct TensorOptions {
 };
 
 inline TensorOptions dtype(ScalarType t) { return TensorOptions().dtype(t); }
+inline TensorOptions dtype(caffe2::TypeMeta m) { return TensorOptions().dtype(m); }
 template <typename T> inline TensorOptions dtype() { return TensorOptions().dtype<T>(); }
 inline TensorOptions device(Device d) { return TensorOptions().device(d); }
 inline TensorOptions layout(Layout l) { return TensorOptions().layout(l); }

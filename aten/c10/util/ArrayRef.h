@@ -86,6 +86,7 @@ std::ostream& operator<<(std::ostream& os, ArrayRef<T> a) {
 }
 
 using IntArrayRef = ArrayRef<int64_t>;
+using IntList = ArrayRef<int64_t>;  // libtorch's older name
 
 /// An optional ArrayRef that converts from nullopt, an ArrayRef, a vector or a braced list.
 template <typename T>
@@ -114,6 +115,7 @@ using OptionalIntArrayRef = OptionalArrayRef<int64_t>;
 namespace at {
 using c10::ArrayRef;
 using c10::IntArrayRef;
+using c10::IntList;
 using c10::OptionalIntArrayRef;
 using c10::OptionalArrayRef;
 }  // namespace at

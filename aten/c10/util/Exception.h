@@ -3,6 +3,7 @@
 // EMBER_INTERNAL_ASSERT. Never abort(). See ../shared/STYLE.md §7.
 //
 //   EMBER_CHECK(a.dim() == 2, "[mm] self must be a matrix; got ", a.dim(), "-D tensor");
+#include <cassert>  // libtorch programs call assert() with only torch/torch.h included
 #include <exception>
 #include <sstream>
 #include <string>
@@ -72,3 +73,9 @@ inline std::string str(const Args&... args) {
 #define TORCH_CHECK_TYPE(cond, ...) EMBER_CHECK_T(TypeError, cond, __VA_ARGS__)
 #define TORCH_INTERNAL_ASSERT(cond, ...) EMBER_INTERNAL_ASSERT(cond, __VA_ARGS__)
 #define AT_ERROR(...) throw ::c10::Error(::c10::str(__VA_ARGS__))
+#define AT_ASSERT(...) TORCH_INTERNAL_ASSERT(__VA_ARGS__)
+#define AT_ASSERTM(cond, ...) TORCH_INTERNAL_ASSERT(cond, __VA_ARGS__)
+
+namespace at {
+using c10::str;  // as in libtorch, where at:: (and so torch::) sees all of c10::
+}  // namespace at

@@ -1,0 +1,3 @@
+#pragma once
+// libtorch's finer-grained header: Ember declares MapDataset in torch/data/datasets.h.
+#include <torch/data/datasets.h>
