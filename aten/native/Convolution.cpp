@@ -1,6 +1,6 @@
 // Convolution and pooling composites: conv1d/2d/3d (with zero padding given as numbers or as
-// "same"/"valid"), conv_transpose1d/2d/3d over convolution, max_pool2d over
-// max_pool2d_with_indices. Their gradients come from the primitives' derivatives. Each entry
+// "same"/"valid"), conv_transpose1d/2d/3d over convolution, max_pool2d and max_pool3d over
+// max_pool2d_with_indices / max_pool3d_with_indices. Their gradients come from the primitives' derivatives. Each entry
 // point checks its arguments under its own name before calling the primitive, so that mistakes
 // are reported under the name the user called.
 #include <ATen/native/NativeFunctions.h>
@@ -139,6 +139,12 @@ Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
                   bool ceil_mode) {
   conv_utils::check_max_pool2d("max_pool2d", self, kernel_size, stride, padding, dilation, ceil_mode);
   return std::get<0>(at::max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode));
+}
+
+Tensor max_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                  bool ceil_mode) {
+  conv_utils::check_max_pool3d("max_pool3d", self, kernel_size, stride, padding, dilation, ceil_mode);
+  return std::get<0>(at::max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode));
 }
 
 }  // namespace at::native

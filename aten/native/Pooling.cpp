@@ -1,4 +1,4 @@
-// Average pooling composites: avg_pool2d and adaptive_avg_pool2d, written in ATen ops so one
+// Average pooling composites: avg_pool2d, avg_pool3d and adaptive_avg_pool2d, written in ATen ops so one
 // definition serves CPU and CUDA and autograd comes through the parts (pad, unfold, sum, div,
 // index_select, where).
 //
@@ -7,10 +7,12 @@
 // coordinates, s may be negative inside the left padding) with kernel k is
 //   count_include_pad: min(s + k, in + pad) - s          (the window clipped to the padded input)
 //   otherwise:         min(s + k, in) - max(s, 0)        (only real input positions)
-// per dimension, and the product of the two; divisor_override replaces it.
+// per dimension, and the product over the dims; divisor_override replaces it. avg_pool3d is the
+// same recipe over three dims.
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/native/ConvUtils.h>
 #include <algorithm>
+#include <array>
 #include <vector>
 
 namespace at::native {
@@ -149,6 +151,67 @@ Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
   for (double a : ch)
     for (double b : cw) counts.push_back(a * b);
   const Tensor divisor = at::tensor(counts, TensorOptions().dtype(self.scalar_type())).reshape({OH, OW}).to(self.device());
+  if (integral) return sums.div(divisor, "trunc");
+  return sums.div(divisor);
+}
+
+Tensor avg_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                  bool count_include_pad, std::optional<int64_t> divisor_override) {
+  const char* op = "avg_pool3d";
+  using conv_utils::spatial_arg;
+  using matmul_utils::describe;
+  EMBER_CHECK(self.defined(), "[", op, "] expected a defined input tensor");
+  EMBER_CHECK(self.dim() == 4 || self.dim() == 5, "[", op, "] expected a 4-D (C, D, H, W) or 5-D (N, C, D, H, W) input; got ",
+              describe(self));
+  EMBER_CHECK(isFloatingType(self.scalar_type()) || self.scalar_type() == kLong, "[", op,
+              "] expected a floating point or int64 input; got ", describe(self));
+  const auto k = spatial_arg(op, "kernel_size", kernel_size, 3, 1);
+  const auto s = stride.empty() ? k : spatial_arg(op, "stride", stride, 3, 1);
+  const auto p = spatial_arg(op, "padding", padding, 3, 0);
+  for (int i = 0; i < 3; ++i) {
+    EMBER_CHECK(k[i] > 0, "[", op, "] expected a positive kernel_size; got ", kernel_size);
+    EMBER_CHECK(s[i] > 0, "[", op, "] expected a positive stride; got ", stride);
+    EMBER_CHECK(p[i] >= 0 && p[i] <= k[i] / 2, "[", op, "] expected padding between 0 and half the kernel size; got padding ",
+                padding, ", kernel_size ", kernel_size);
+  }
+  EMBER_CHECK(!divisor_override.has_value() || *divisor_override != 0, "[", op, "] expected a non-zero divisor_override; got 0");
+  const int64_t nd = self.dim();
+  std::array<int64_t, 3> in{}, out{}, full{};
+  for (int i = 0; i < 3; ++i) in[i] = self.size(nd - 3 + i);
+  EMBER_CHECK(self.size(nd - 4) > 0 && in[0] > 0 && in[1] > 0 && in[2] > 0, "[", op,
+              "] expected an input with non-zero channel and spatial sizes; got ", describe(self));
+  using wide = __int128;  // hostile kernel sizes and paddings must not wrap around
+  constexpr wide kMaxExtent = wide(1) << 62;
+  for (int i = 0; i < 3; ++i) {
+    out[i] = conv_utils::pooled_size(in[i], k[i], s[i], p[i], 1, ceil_mode);
+    EMBER_CHECK(out[i] > 0, "[", op, "] expected an output size of at least 1; input ", describe(self), " with kernel_size ",
+                kernel_size, " and padding ", padding, " gives a size of 0 in spatial dim ", i);
+    EMBER_CHECK(wide(in[i]) + 2 * wide(p[i]) < kMaxExtent && wide(out[i] - 1) * s[i] + k[i] < kMaxExtent, "[", op,
+                "] expected kernel_size, stride and padding that keep sizes below 2^62; got kernel_size ", kernel_size,
+                ", stride ", stride, ", padding ", padding);
+    // Padded so that every window (ceil_mode's last one may pass the right padding) lies inside.
+    full[i] = std::max(in[i] + 2 * p[i], (out[i] - 1) * s[i] + k[i]);
+  }
+  const Tensor padded = at::constant_pad_nd(
+      self, {p[2], full[2] - in[2] - p[2], p[1], full[1] - in[1] - p[1], p[0], full[0] - in[0] - p[0]}, 0);
+  Tensor windows = padded;
+  for (int i = 0; i < 3; ++i) windows = windows.unfold(nd - 3 + i, k[i], s[i]).narrow(nd - 3 + i, 0, out[i]);
+  const Tensor sums = windows.sum(std::vector<int64_t>{-3, -2, -1});
+  const bool integral = self.scalar_type() == kLong;
+  if (divisor_override.has_value()) {
+    if (integral) return sums.div(Scalar(*divisor_override), "trunc");
+    return sums.div(Scalar(static_cast<double>(*divisor_override)));
+  }
+  const auto cd = window_counts(in[0], k[0], s[0], p[0], out[0], count_include_pad);
+  const auto ch = window_counts(in[1], k[1], s[1], p[1], out[1], count_include_pad);
+  const auto cw = window_counts(in[2], k[2], s[2], p[2], out[2], count_include_pad);
+  std::vector<double> counts;
+  counts.reserve(static_cast<size_t>(out[0] * out[1] * out[2]));
+  for (double a : cd)
+    for (double b : ch)
+      for (double c : cw) counts.push_back(a * b * c);
+  const Tensor divisor =
+      at::tensor(counts, TensorOptions().dtype(self.scalar_type())).reshape({out[0], out[1], out[2]}).to(self.device());
   if (integral) return sums.div(divisor, "trunc");
   return sums.div(divisor);
 }

@@ -1,19 +1,22 @@
-// 2-D max pooling on the CPU: max_pool2d_with_indices and its backward.
+// 2-D and 3-D max pooling on the CPU: max_pool2d_with_indices, max_pool3d_with_indices and their
+// backwards.
 //
 // Plain loops over (N * C) planes, one plane per loop index, so results do not depend on the
-// thread count. Indices are flat positions h * W + w within the input plane (libtorch's
-// convention), which the backward scatters the gradient to.
+// thread count. Indices are flat positions h * W + w (2-D) or (t * H + h) * W + w (3-D) within the
+// input plane (libtorch's convention), which the backward scatters the gradient to.
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/native/ConvUtils.h>
 #include <ATen/Parallel.h>
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 namespace at::native {
 
 namespace {
 
+using conv_utils::MaxPoolGeometry;
 using conv_utils::Pool2dGeometry;
 
 template <typename T>
@@ -27,71 +30,113 @@ bool is_nan(T v) {
 // running maximum or is NaN, so the last NaN of the window (in row-major order) gives both the
 // value and the index. A window of only -inf (or the dtype's lowest value) keeps its first
 // element in range. libtorch's CPU kernel picks the same elements.
+//
+// One loop nest serves 2-D and 3-D pooling: the geometry has three spatial slots (depth, height,
+// width), 2-D pooling a depth of 1, and indices are flat positions (t * H + h) * W + w in the
+// input plane (h * W + w in 2-D).
+
+/// The taps of one window along one dim: from `lo` (the first tap inside the input) while < `hi`,
+/// stepping by the dilation; empty when lo >= hi (every tap falls in the padding).
+struct Taps {
+  int64_t lo, hi;
+};
+
+inline Taps taps(int64_t o, int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
+  int64_t lo = o * s - p;
+  const int64_t hi = std::min(lo + (k - 1) * d + 1, in);
+  if (lo < 0) lo += ((-lo + d - 1) / d) * d;
+  return {lo, hi};
+}
+
 template <typename T>
-void max_pool_forward(const Pool2dGeometry& g, const T* x, T* y, int64_t* ind) {
-  const bool par = parallel_worthwhile(g.planes * g.OH * g.OW * g.kh * g.kw, g.planes);
+void max_pool_forward(const MaxPoolGeometry& g, const T* x, T* y, int64_t* ind) {
+  const int64_t OD = g.out[0], OH = g.out[1], OW = g.out[2];
+  const int64_t H = g.in[1], W = g.in[2];
+  const int64_t window = g.k[0] * g.k[1] * g.k[2];
+  const bool par = parallel_worthwhile(g.planes * g.out_plane() * window, g.planes);
 #pragma omp parallel for schedule(static) if (par)
   for (int64_t p = 0; p < g.planes; ++p) {
-    const T* xp = x + p * g.H * g.W;
-    for (int64_t oh = 0; oh < g.OH; ++oh) {
-      int64_t h0 = oh * g.sh - g.ph;
-      const int64_t h1 = std::min(h0 + (g.kh - 1) * g.dh + 1, g.H);
-      if (h0 < 0) h0 += ((-h0 + g.dh - 1) / g.dh) * g.dh;  // the first tap inside the input
-      for (int64_t ow = 0; ow < g.OW; ++ow) {
-        int64_t w0 = ow * g.sw - g.pw;
-        const int64_t w1 = std::min(w0 + (g.kw - 1) * g.dw + 1, g.W);
-        if (w0 < 0) w0 += ((-w0 + g.dw - 1) / g.dw) * g.dw;  // the first tap inside the input
-        int64_t best = h0 * g.W + w0;
-        T bestv = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
-        for (int64_t h = h0; h < h1; h += g.dh) {
-          for (int64_t w = w0; w < w1; w += g.dw) {
-            const T v = xp[h * g.W + w];
-            if (v > bestv || is_nan(v)) {
-              bestv = v;
-              best = h * g.W + w;
+    const T* xp = x + p * g.in_plane();
+    T* yp = y + p * g.out_plane();
+    int64_t* ip = ind + p * g.out_plane();
+    for (int64_t od = 0; od < OD; ++od) {
+      const Taps td = taps(od, g.in[0], g.k[0], g.s[0], g.p[0], g.d[0]);
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        const Taps th = taps(oh, H, g.k[1], g.s[1], g.p[1], g.d[1]);
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          const Taps tw = taps(ow, W, g.k[2], g.s[2], g.p[2], g.d[2]);
+          int64_t best = (td.lo * H + th.lo) * W + tw.lo;
+          T bestv = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                         : std::numeric_limits<T>::lowest();
+          for (int64_t t = td.lo; t < td.hi; t += g.d[0]) {
+            for (int64_t h = th.lo; h < th.hi; h += g.d[1]) {
+              for (int64_t w = tw.lo; w < tw.hi; w += g.d[2]) {
+                const int64_t pos = (t * H + h) * W + w;
+                const T v = xp[pos];
+                if (v > bestv || is_nan(v)) {
+                  bestv = v;
+                  best = pos;
+                }
+              }
             }
           }
+          // A window whose taps all fall in the padding (a large dilation can skip over the
+          // input) has no element: it gives the lowest value and index -1, which the backward
+          // skips.
+          const bool empty = td.lo >= td.hi || th.lo >= th.hi || tw.lo >= tw.hi;
+          const int64_t o = (od * OH + oh) * OW + ow;
+          yp[o] = empty ? bestv : xp[best];
+          ip[o] = empty ? -1 : best;
         }
-        // A window whose taps all fall in the padding (a large dilation can skip over the input)
-        // has no element: it gives the lowest value and index -1, which the backward skips.
-        const bool empty = h0 >= h1 || w0 >= w1;
-        y[(p * g.OH + oh) * g.OW + ow] = empty ? bestv : xp[best];
-        ind[(p * g.OH + oh) * g.OW + ow] = empty ? -1 : best;
       }
     }
   }
 }
 
 template <typename T>
-void max_pool_backward(const Pool2dGeometry& g, const T* gy, const int64_t* ind, T* gx) {
-  const int64_t plane = g.H * g.W;
-  const bool par = parallel_worthwhile(g.planes * g.OH * g.OW, g.planes);
+void max_pool_backward(const MaxPoolGeometry& g, const T* gy, const int64_t* ind, T* gx) {
+  const int64_t plane = g.in_plane(), out = g.out_plane();
+  const bool par = parallel_worthwhile(g.planes * out, g.planes);
 #pragma omp parallel for schedule(static) if (par)
   for (int64_t p = 0; p < g.planes; ++p) {
     T* gxp = gx + p * plane;
-    for (int64_t o = 0; o < g.OH * g.OW; ++o) {
-      const int64_t i = ind[p * g.OH * g.OW + o];
-      if (i >= 0 && i < plane) gxp[i] += gy[p * g.OH * g.OW + o];
+    for (int64_t o = 0; o < out; ++o) {
+      const int64_t i = ind[p * out + o];
+      if (i >= 0 && i < plane) gxp[i] += gy[p * out + o];
     }
   }
 }
 
+std::tuple<Tensor, Tensor> run_max_pool(const char* op, const Tensor& self, const MaxPoolGeometry& g,
+                                        const std::vector<int64_t>& shape) {
+  EMBER_CHECK(self.is_cpu(), "[", op, "] expected a CPU tensor; got one on ", self.device());
+  const Tensor x = self.contiguous();
+  Tensor y = at::empty(shape, self.options());
+  Tensor ind = at::empty(shape, self.options().dtype(kLong));
+  AT_DISPATCH_ALL_TYPES(x.scalar_type(), op, [&] {
+    max_pool_forward<scalar_t>(g, x.data_ptr<scalar_t>(), y.data_ptr<scalar_t>(), ind.data_ptr<int64_t>());
+  });
+  return {y, ind};
+}
+
+Tensor run_max_pool_backward(const char* op, const Tensor& grad_output, const Tensor& self, const Tensor& indices,
+                             const MaxPoolGeometry& g) {
+  EMBER_CHECK(self.is_cpu() && grad_output.is_cpu() && indices.is_cpu(), "[", op, "] expected CPU tensors");
+  const Tensor gy = grad_output.contiguous(), ind = indices.contiguous();
+  Tensor gx = at::zeros(self.sizes(), self.options());
+  AT_DISPATCH_ALL_TYPES(self.scalar_type(), op, [&] {
+    max_pool_backward<scalar_t>(g, gy.data_ptr<scalar_t>(), ind.data_ptr<int64_t>(), gx.data_ptr<scalar_t>());
+  });
+  return gx;
+}
 
 }  // namespace
 
 std::tuple<Tensor, Tensor> max_pool2d_with_indices_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
                                                        IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
-  const Pool2dGeometry g =
-      conv_utils::check_max_pool2d("max_pool2d_with_indices", self, kernel_size, stride, padding, dilation, ceil_mode);
-  EMBER_CHECK(self.is_cpu(), "[max_pool2d_with_indices] expected a CPU tensor; got one on ", self.device());
-  const Tensor x = self.contiguous();
-  const auto shape = conv_utils::pooled_shape(self, g);
-  Tensor y = at::empty(shape, self.options());
-  Tensor ind = at::empty(shape, self.options().dtype(kLong));
-  AT_DISPATCH_ALL_TYPES(x.scalar_type(), "max_pool2d_with_indices", [&] {
-    max_pool_forward<scalar_t>(g, x.data_ptr<scalar_t>(), y.data_ptr<scalar_t>(), ind.data_ptr<int64_t>());
-  });
-  return {y, ind};
+  const char* op = "max_pool2d_with_indices";
+  const Pool2dGeometry g = conv_utils::check_max_pool2d(op, self, kernel_size, stride, padding, dilation, ceil_mode);
+  return run_max_pool(op, self, conv_utils::as_max_pool_geometry(g), conv_utils::pooled_shape(self, g));
 }
 
 Tensor max_pool2d_with_indices_backward_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
@@ -99,14 +144,24 @@ Tensor max_pool2d_with_indices_backward_cpu(const Tensor& grad_output, const Ten
                                             const Tensor& indices) {
   const char* op = "max_pool2d_with_indices_backward";
   const Pool2dGeometry g = conv_utils::check_max_pool2d(op, self, kernel_size, stride, padding, dilation, ceil_mode);
-  EMBER_CHECK(self.is_cpu() && grad_output.is_cpu() && indices.is_cpu(), "[", op, "] expected CPU tensors");
   conv_utils::check_max_pool2d_backward(op, grad_output, self, indices, g);
-  const Tensor gy = grad_output.contiguous(), ind = indices.contiguous();
-  Tensor gx = at::zeros(self.sizes(), self.options());
-  AT_DISPATCH_ALL_TYPES(self.scalar_type(), op, [&] {
-    max_pool_backward<scalar_t>(g, gy.data_ptr<scalar_t>(), ind.data_ptr<int64_t>(), gx.data_ptr<scalar_t>());
-  });
-  return gx;
+  return run_max_pool_backward(op, grad_output, self, indices, conv_utils::as_max_pool_geometry(g));
+}
+
+std::tuple<Tensor, Tensor> max_pool3d_with_indices_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                                                       IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  const char* op = "max_pool3d_with_indices";
+  const MaxPoolGeometry g = conv_utils::check_max_pool3d(op, self, kernel_size, stride, padding, dilation, ceil_mode);
+  return run_max_pool(op, self, g, conv_utils::pooled_shape(self, g));
+}
+
+Tensor max_pool3d_with_indices_backward_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
+                                            IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
+                                            const Tensor& indices) {
+  const char* op = "max_pool3d_with_indices_backward";
+  const MaxPoolGeometry g = conv_utils::check_max_pool3d(op, self, kernel_size, stride, padding, dilation, ceil_mode);
+  conv_utils::check_max_pool3d_backward(op, grad_output, self, indices, g);
+  return run_max_pool_backward(op, grad_output, self, indices, g);
 }
 
 }  // namespace at::native

@@ -1,8 +1,10 @@
 #pragma once
 // More losses (issue #6): options, functionals and modules of SmoothL1Loss, HuberLoss, BCELoss,
 // BCEWithLogitsLoss, KLDivLoss, MarginRankingLoss, CosineEmbeddingLoss, HingeEmbeddingLoss,
-// SoftMarginLoss, TripletMarginLoss, PoissonNLLLoss and GaussianNLLLoss, with libtorch's names,
-// defaults and printing. The ops are composites in aten/native/LossExtra.cpp.
+// SoftMarginLoss, TripletMarginLoss, PoissonNLLLoss, GaussianNLLLoss, MultiMarginLoss,
+// MultiLabelMarginLoss and MultiLabelSoftMarginLoss, with libtorch's names, defaults and printing.
+// The ops are composites in aten/native/LossExtra.cpp and LossMargin.cpp (multilabel_soft_margin_loss
+// is written here, as in libtorch).
 //   torch::nn::BCEWithLogitsLoss loss(torch::nn::BCEWithLogitsLossOptions().pos_weight(pw));
 //   auto l = F::kl_div(logp, q, F::KLDivFuncOptions().reduction(torch::kBatchMean));
 #include <ATen/ATen.h>
@@ -116,6 +118,27 @@ struct GaussianNLLLossOptions {
   TORCH_ARG(double, eps) = 1e-6;
   TORCH_ARG(LossReduction, reduction) = torch::kMean;
 };
+/// Options of the multi-class hinge loss: the power p (1 or 2), the margin, and optional class weights.
+struct MultiMarginLossOptions {
+  EMBER_REDUCTION_CTORS(MultiMarginLossOptions)
+  TORCH_ARG(int64_t, p) = 1;
+  TORCH_ARG(double, margin) = 1.0;
+  /// Rescales the loss of each sample by the weight of its target class (C elements).
+  TORCH_ARG(at::Tensor, weight) = {};
+  TORCH_ARG(LossReduction, reduction) = torch::kMean;
+};
+
+struct MultiLabelMarginLossOptions {
+  EMBER_REDUCTION_CTORS(MultiLabelMarginLossOptions)
+  TORCH_ARG(LossReduction, reduction) = torch::kMean;
+};
+
+struct MultiLabelSoftMarginLossOptions {
+  EMBER_REDUCTION_CTORS(MultiLabelSoftMarginLossOptions)
+  /// Rescales each class's term (C elements, broadcast against the input).
+  TORCH_ARG(at::Tensor, weight) = {};
+  TORCH_ARG(LossReduction, reduction) = torch::kMean;
+};
 #undef EMBER_REDUCTION_CTORS
 
 namespace functional {
@@ -132,6 +155,9 @@ using SoftMarginLossFuncOptions = SoftMarginLossOptions;
 using TripletMarginLossFuncOptions = TripletMarginLossOptions;
 using PoissonNLLLossFuncOptions = PoissonNLLLossOptions;
 using GaussianNLLLossFuncOptions = GaussianNLLLossOptions;
+using MultiMarginLossFuncOptions = MultiMarginLossOptions;
+using MultilabelMarginLossFuncOptions = MultiLabelMarginLossOptions;
+using MultilabelSoftMarginLossFuncOptions = MultiLabelSoftMarginLossOptions;
 
 namespace loss_detail {
 inline std::optional<at::Tensor> opt(const at::Tensor& t) { return t.defined() ? std::optional<at::Tensor>(t) : std::nullopt; }
@@ -255,6 +281,39 @@ inline at::Tensor gaussian_nll_loss(const at::Tensor& input, const at::Tensor& t
   return loss;
 }
 
+/// Per row of (N, C) scores (or one (C) row) and its target class y: the sum over i != y of
+/// max(0, margin - x[y] + x[i])^p, times weight[y], divided by C.
+inline at::Tensor multi_margin_loss(const at::Tensor& input, const at::Tensor& target,
+                                    const MultiMarginLossFuncOptions& options = {}) {
+  EMBER_CHECK(options.p() == 1 || options.p() == 2, "[multi_margin_loss] expected p to be 1 or 2; got ", options.p());
+  EMBER_CHECK(!options.weight().defined() || options.weight().dim() == 1,
+              "[multi_margin_loss] expected a 1-D weight (one per class); got ", options.weight().dim(), " dims");
+  return at::multi_margin_loss(input, target, options.p(), options.margin(), loss_detail::opt(options.weight()),
+                               nn::detail::reduction_code(options.reduction()));
+}
+
+/// Per row of (N, C) scores (or one (C) row): target lists class indices up to the first -1; the
+/// sum over listed j and unlisted i of max(0, 1 - (x[j] - x[i])), divided by C.
+inline at::Tensor multilabel_margin_loss(const at::Tensor& input, const at::Tensor& target,
+                                         const MultilabelMarginLossFuncOptions& options = {}) {
+  return at::multilabel_margin_loss(input, target, nn::detail::reduction_code(options.reduction()));
+}
+
+/// Per row: the mean over the C classes of -[y log sigmoid(x) + (1 - y) log sigmoid(-x)] (times
+/// weight), for targets y in [0, 1].
+inline at::Tensor multilabel_soft_margin_loss(const at::Tensor& input, const at::Tensor& target,
+                                              const MultilabelSoftMarginLossFuncOptions& options = {}) {
+  EMBER_CHECK(input.defined() && target.defined() && input.dim() >= 1, "[multilabel_soft_margin_loss] expected an input with a class dim");
+  at::Tensor loss = at::neg(target * at::log_sigmoid(input) + (1 - target) * at::log_sigmoid(at::neg(input)));
+  if (options.weight().defined()) loss = loss * options.weight();
+  const int64_t class_dim = input.dim() - 1;
+  loss = loss.sum(std::vector<int64_t>{class_dim}) / input.size(class_dim);
+  const int64_t code = nn::detail::reduction_code(options.reduction());
+  if (code == at::Reduction::Mean) return loss.mean();
+  if (code == at::Reduction::Sum) return loss.sum();
+  return loss;
+}
+
 }  // namespace functional
 
 // ---------------------------------------------------------------- modules
@@ -281,7 +340,55 @@ EMBER_LOSS_MODULE(HingeEmbeddingLoss, hinge_embedding_loss,
                   "torch::nn::HingeEmbeddingLoss(margin=" << options.margin() << ")")
 EMBER_LOSS_MODULE(SoftMarginLoss, soft_margin_loss, "torch::nn::SoftMarginLoss()")
 EMBER_LOSS_MODULE(PoissonNLLLoss, poisson_nll_loss, "torch::nn::PoissonNLLLoss()")
+EMBER_LOSS_MODULE(MultiLabelMarginLoss, multilabel_margin_loss, "torch::nn::MultiLabelMarginLoss()")
 #undef EMBER_LOSS_MODULE
+
+/// Multi-class hinge loss; the class weights (if any) are the buffer "weight".
+class MultiMarginLossImpl : public Cloneable<MultiMarginLossImpl> {
+ public:
+  explicit MultiMarginLossImpl(MultiMarginLossOptions options_ = {}) : options(std::move(options_)) { reset(); }
+  /// Checks p and the weight, and registers the weight (if any) as the buffer "weight".
+  void reset() override {
+    EMBER_CHECK(options.p() == 1 || options.p() == 2, "[MultiMarginLoss] expected p to be 1 or 2; got ", options.p());
+    EMBER_CHECK(!options.weight().defined() || options.weight().dim() == 1,
+                "[MultiMarginLoss] expected a 1-D weight (one per class); got ", options.weight().dim(), " dims");
+    if (options.weight().defined()) weight = register_buffer("weight", options.weight().detach());
+  }
+  at::Tensor forward(const at::Tensor& input, const at::Tensor& target) {
+    auto opts = options;
+    opts.weight(weight);
+    return functional::multi_margin_loss(input, target, opts);
+  }
+  /// Prints as libtorch, the weight as a tensor ("[ Tensor (undefined) ]" when unset).
+  void pretty_print(std::ostream& stream) const override {
+    stream << "torch::nn::MultiMarginLoss(p=" << options.p() << ", margin=" << options.margin() << ", weight=" << options.weight()
+           << ", reduction=" << enumtype::get_enum_name(options.reduction()) << ")";
+  }
+  MultiMarginLossOptions options;
+  at::Tensor weight;  ///< the registered class weights, or undefined
+};
+TORCH_MODULE(MultiMarginLoss);
+
+/// Multi-label one-versus-all logistic loss; the weight (if any) is the buffer "weight".
+class MultiLabelSoftMarginLossImpl : public Cloneable<MultiLabelSoftMarginLossImpl> {
+ public:
+  explicit MultiLabelSoftMarginLossImpl(MultiLabelSoftMarginLossOptions options_ = {}) : options(std::move(options_)) {
+    reset();
+  }
+  /// Registers the weight (if any) as the buffer "weight".
+  void reset() override {
+    if (options.weight().defined()) weight = register_buffer("weight", options.weight().detach());
+  }
+  at::Tensor forward(const at::Tensor& input, const at::Tensor& target) {
+    auto opts = options;
+    opts.weight(weight);
+    return functional::multilabel_soft_margin_loss(input, target, opts);
+  }
+  void pretty_print(std::ostream& stream) const override { stream << "torch::nn::MultiLabelSoftMarginLoss()"; }
+  MultiLabelSoftMarginLossOptions options;
+  at::Tensor weight;  ///< the registered weight, or undefined
+};
+TORCH_MODULE(MultiLabelSoftMarginLoss);
 
 /// Binary cross entropy of probabilities; the weight (if any) is the buffer "weight".
 class BCELossImpl : public Cloneable<BCELossImpl> {

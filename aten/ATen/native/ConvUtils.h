@@ -1,6 +1,6 @@
 #pragma once
-// Argument checks and output geometry of convolution (1-d to 3-d, plain and transposed) and 2-D
-// max pooling, shared by the CPU and CUDA kernels (kernels/{cpu,cuda}/conv.cpp,
+// Argument checks and output geometry of convolution (1-d to 3-d, plain and transposed) and 2-D and
+// 3-D max pooling, shared by the CPU and CUDA kernels (kernels/{cpu,cuda}/conv.cpp,
 // kernels/cpu/pool.cpp) and the composites over them (aten/native/Convolution.cpp), so every
 // entry point raises the same errors.
 #include <ATen/ATen.h>
@@ -238,6 +238,87 @@ inline void check_max_pool2d_backward(const char* op, const Tensor& grad_output,
   EMBER_CHECK(grad_output.sizes() == IntArrayRef(shape) && indices.sizes() == IntArrayRef(shape), "[", op,
               "] expected grad_output and indices of the pooled shape ", IntArrayRef(shape), "; got grad_output ",
               grad_output.sizes(), ", indices ", indices.sizes());
+  EMBER_CHECK(grad_output.scalar_type() == self.scalar_type(), "[", op, "] expected grad_output of the input's dtype (",
+              c10::dtypeName(self.scalar_type()), "); got ", c10::dtypeName(grad_output.scalar_type()));
+  EMBER_CHECK(indices.scalar_type() == kLong, "[", op, "] expected int64 indices; got ", c10::dtypeName(indices.scalar_type()));
+}
+
+
+// ---------------------------------------------------------------- max pooling over 2 or 3 dims
+/// Geometry of a max pooling in three spatial slots (depth, height, width); 2-D pooling has depth 1
+/// (kernel 1, stride 1, no padding), so one loop nest serves both. See Note [Max pooling and NaN]
+/// in kernels/cpu/pool.cpp for which element a window reports.
+struct MaxPoolGeometry {
+  int64_t planes = 0;  ///< N * C
+  std::array<int64_t, 3> in{1, 1, 1}, k{1, 1, 1}, s{1, 1, 1}, p{0, 0, 0}, d{1, 1, 1}, out{1, 1, 1};
+  /// Elements of one input / output plane (indices are flat positions within an input plane).
+  int64_t in_plane() const { return in[0] * in[1] * in[2]; }
+  int64_t out_plane() const { return out[0] * out[1] * out[2]; }
+};
+
+/// The 2-D geometry in three slots (depth 1).
+inline MaxPoolGeometry as_max_pool_geometry(const Pool2dGeometry& g) {
+  MaxPoolGeometry m;
+  m.planes = g.planes;
+  m.in = {1, g.H, g.W}, m.k = {1, g.kh, g.kw}, m.s = {1, g.sh, g.sw}, m.p = {0, g.ph, g.pw}, m.d = {1, g.dh, g.dw};
+  m.out = {1, g.OH, g.OW};
+  return m;
+}
+
+/// Checks max_pool3d's arguments (input (C, D, H, W) or (N, C, D, H, W); each list 1 or 3 values, an
+/// empty stride meaning the kernel size) and returns its geometry.
+inline MaxPoolGeometry check_max_pool3d(const char* op, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                                        IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  using matmul_utils::describe;
+  EMBER_CHECK(self.defined(), "[", op, "] expected a defined input tensor");
+  EMBER_CHECK(self.dim() == 4 || self.dim() == 5, "[", op, "] expected a 4-D (C, D, H, W) or 5-D (N, C, D, H, W) input; got ",
+              describe(self));
+  EMBER_CHECK(self.scalar_type() != kBool, "[", op, "] expected a non-bool input; got ", describe(self));
+  MaxPoolGeometry g;
+  g.k = spatial_arg(op, "kernel_size", kernel_size, 3, 1);
+  g.s = stride.empty() ? g.k : spatial_arg(op, "stride", stride, 3, 1);
+  g.p = spatial_arg(op, "padding", padding, 3, 0);
+  g.d = spatial_arg(op, "dilation", dilation, 3, 1);
+  for (int i = 0; i < 3; ++i) {
+    EMBER_CHECK(g.k[i] > 0, "[", op, "] expected a positive kernel_size; got ", kernel_size);
+    EMBER_CHECK(g.s[i] > 0, "[", op, "] expected a positive stride; got ", stride);
+    EMBER_CHECK(g.d[i] > 0, "[", op, "] expected a positive dilation; got ", dilation);
+  }
+  for (int i = 0; i < 3; ++i) {
+    // Half the dilated kernel, as libtorch's 3-D check (in 128 bits: hostile sizes must not wrap).
+    const __int128 half = (__int128(g.k[i] - 1) * g.d[i] + 1) / 2;
+    EMBER_CHECK(g.p[i] >= 0 && g.p[i] <= half, "[", op,
+                "] expected padding between 0 and half the dilated kernel size; got padding ", padding, ", kernel_size ",
+                kernel_size, ", dilation ", dilation);
+  }
+  const int64_t nd = self.dim();
+  for (int i = 0; i < 3; ++i) g.in[i] = self.size(nd - 3 + i);
+  EMBER_CHECK(self.size(nd - 4) > 0 && (nd == 4 || self.size(0) > 0) && g.in_plane() > 0, "[", op,
+              "] expected an input with non-zero sizes; got ", describe(self));
+  g.planes = self.numel() / g.in_plane();
+  for (int i = 0; i < 3; ++i) g.out[i] = pooled_size(g.in[i], g.k[i], g.s[i], g.p[i], g.d[i], ceil_mode);
+  EMBER_CHECK(g.out[0] > 0 && g.out[1] > 0 && g.out[2] > 0, "[", op, "] expected an output size of at least 1; input ",
+              describe(self), " with kernel_size ", kernel_size, ", padding ", padding, ", dilation ", dilation, " gives ",
+              g.out[0], " x ", g.out[1], " x ", g.out[2]);
+  return g;
+}
+
+/// The shape 3-D max pooling gives `self`: its sizes with the last three replaced by the output's.
+inline std::vector<int64_t> pooled_shape(const Tensor& self, const MaxPoolGeometry& g) {
+  std::vector<int64_t> s = self.sizes().vec();
+  for (size_t i = 0; i < 3; ++i) s[s.size() - 3 + i] = g.out[i];
+  return s;
+}
+
+/// Checks the gradient and indices given to max_pool3d_with_indices_backward.
+inline void check_max_pool3d_backward(const char* op, const Tensor& grad_output, const Tensor& self, const Tensor& indices,
+                                      const MaxPoolGeometry& g) {
+  const auto shape = pooled_shape(self, g);
+  EMBER_CHECK(grad_output.defined() && indices.defined() && grad_output.sizes() == IntArrayRef(shape) &&
+                  indices.sizes() == IntArrayRef(shape),
+              "[", op, "] expected grad_output and indices of the pooled shape ", IntArrayRef(shape), "; got grad_output ",
+              grad_output.defined() ? grad_output.sizes() : IntArrayRef(), ", indices ",
+              indices.defined() ? indices.sizes() : IntArrayRef());
   EMBER_CHECK(grad_output.scalar_type() == self.scalar_type(), "[", op, "] expected grad_output of the input's dtype (",
               c10::dtypeName(self.scalar_type()), "); got ", c10::dtypeName(grad_output.scalar_type()));
   EMBER_CHECK(indices.scalar_type() == kLong, "[", op, "] expected int64 indices; got ", c10::dtypeName(indices.scalar_type()));
