@@ -96,14 +96,17 @@ TEST_CASE("max unpooling matches libtorch and inverts max pooling", "[nn][pool]"
 }
 
 TEST_CASE("max unpooling errors start with the op", "[nn][pool]") {
-  auto [p2, i2] = at::max_pool2d_with_indices(fill({1, 2, 5, 6}, 5), {3, 3}, {2, 2}, {1, 1});
-  auto [p3, i3] = at::max_pool3d_with_indices(fill({1, 2, 4, 4, 5}, 6), {2, 2, 2});
+  const auto p2i2_pair = at::max_pool2d_with_indices(fill({1, 2, 5, 6}, 5), {3, 3}, {2, 2}, {1, 1});  // no structured bindings: clang 14 cannot capture them in lambdas
+  const torch::Tensor p2 = std::get<0>(p2i2_pair), i2 = std::get<1>(p2i2_pair);
+  const auto p3i3_pair = at::max_pool3d_with_indices(fill({1, 2, 4, 4, 5}, 6), {2, 2, 2});  // no structured bindings: clang 14 cannot capture them in lambdas
+  const torch::Tensor p3 = std::get<0>(p3i3_pair), i3 = std::get<1>(p3i3_pair);
   CHECK_THAT(error_of([&] { at::max_unpool2d(p2, i2 + 100, {5, 6}); }),
              Catch::StartsWith("[max_unpool2d] expected indices in [0, 30)"));
   CHECK_THAT(error_of([&] { at::max_unpool2d(p2, i2 - 100, {5, 6}); }), Catch::StartsWith("[max_unpool2d] expected indices in"));
   CHECK_THAT(error_of([&] { at::max_unpool3d(p3, i3 + 1000, {4, 4, 5}, {2, 2, 2}, {0, 0, 0}); }),
              Catch::StartsWith("[max_unpool3d] expected indices in [0, 80)"));
-  auto [p1, i1] = at::max_pool1d_with_indices(fill({2, 2, 8}, 4), {2});
+  const auto p1i1_pair = at::max_pool1d_with_indices(fill({2, 2, 8}, 4), {2});  // no structured bindings: clang 14 cannot capture them in lambdas
+  const torch::Tensor p1 = std::get<0>(p1i1_pair), i1 = std::get<1>(p1i1_pair);
   CHECK_THAT(error_of([&] { F::max_unpool1d(p1, i1 + 8, F::MaxUnpool1dFuncOptions(2)); }),
              Catch::StartsWith("[max_unpool1d] expected indices in [0, 8)"));
   CHECK_THAT(error_of([&] { at::max_unpool2d(p2, i2.to(torch::kInt), {5, 6}); }), Catch::StartsWith("[max_unpool2d] expected int64 indices"));
@@ -139,7 +142,8 @@ TEST_CASE("3-D pooling errors start with the op", "[nn][pool]") {
              Catch::StartsWith("[avg_pool3d] expected a non-zero divisor_override"));
   CHECK_THAT(error_of([&] { at::avg_pool3d(fill({4, 4, 4}, 1), {2, 2, 2}); }), Catch::StartsWith("[avg_pool3d] expected a 4-D"));
   auto x = fill({1, 2, 4, 4, 4}, 1);
-  auto [v, i] = at::max_pool3d_with_indices(x, {2, 2, 2});
+  const auto vi_pair = at::max_pool3d_with_indices(x, {2, 2, 2});  // captured below: no structured binding
+  const torch::Tensor v = std::get<0>(vi_pair), i = std::get<1>(vi_pair);
   CHECK_THAT(error_of([&] { at::max_pool3d_with_indices_backward(v, x, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}, false, i.to(torch::kInt)); }),
              Catch::StartsWith("[max_pool3d_with_indices_backward] expected int64 indices"));
   CHECK_THAT(error_of([&] { at::max_pool3d_with_indices_backward(v[0], x, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}, false, i[0]); }),
