@@ -184,6 +184,14 @@ at::Tensor var_backward(const at::Tensor& grad, const at::Tensor& self, at::Opti
   return g * (self - mean) * (2.0 / (static_cast<double>(n) - c));
 }
 
+at::Tensor std_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& result,
+                        at::OptionalIntArrayRef dims, const std::optional<at::Scalar>& correction, bool keepdim) {
+  // d std = d var / (2 std). A slice of equal values has std 0, where the square root has no
+  // derivative: its gradient is taken as 0 (libtorch's choice), not the 0 * inf = NaN of the chain rule.
+  at::Tensor g = (grad / (result * 2)).masked_fill(result == 0, at::Scalar(0));
+  return var_backward(g, self, dims, correction, keepdim);
+}
+
 at::Tensor norm_backward(const at::Tensor& grad, const at::Tensor& self, const std::optional<at::Scalar>& p,
                          const at::Tensor& norm, at::OptionalIntArrayRef dims, bool keepdim) {
   const double pv = p ? p->toDouble() : 2.0;

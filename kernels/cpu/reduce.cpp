@@ -325,7 +325,8 @@ template <typename in_t>
 struct VarOp : OpBase<VarOp<in_t>, in_t, Moments> {
   in_t* out;
   double correction;
-  VarOp(in_t* o, double c) : out(o), correction(c) {}
+  bool take_sqrt;  // std: the square root is taken in double, before rounding to in_t
+  VarOp(in_t* o, double c, bool sq) : out(o), correction(c), take_sqrt(sq) {}
   Moments init() const { return {}; }
   void step(Moments& a, in_t x, int64_t) const {
     const double v = to_acc<double>(x);
@@ -352,25 +353,38 @@ struct VarOp : OpBase<VarOp<in_t>, in_t, Moments> {
     }
   }
   void write(int64_t m, const Moments& a) const {
-    out[m] = from_acc<in_t>(a.m2 / std::max(0.0, a.n - correction));
+    const double v = a.m2 / std::max(0.0, a.n - correction);
+    out[m] = from_acc<in_t>(take_sqrt ? std::sqrt(v) : v);
   }
 };
 
 enum class NormKind { Zero, One, Two, Inf, NegInf, General };
+// Each term (|x|, x^2, |x|^p) is computed in the element's opmath type (float for float, Half and
+// BFloat16; double for double) and the sum is rounded to that type before the root: a float32
+// square past the float range is inf and one below it flushes to 0, and a float32 sum of squares
+// past the range is inf, as in libtorch's CPU norms. The terms add up in double, so long rows
+// keep their digits.
 template <typename in_t, NormKind K>
 struct NormOp : OpBase<NormOp<in_t, K>, in_t, double> {
+  using op_t = c10::opmath_t<in_t>;
   in_t* out;
-  double p;
-  NormOp(in_t* o, double pp) : out(o), p(pp) {}
+  op_t p;
+  NormOp(in_t* o, double pp) : out(o), p(static_cast<op_t>(pp)) {}
   double init() const { return K == NormKind::NegInf ? std::numeric_limits<double>::infinity() : 0.0; }
+  double term(in_t x) const {
+    const op_t v = std::fabs(to_acc<op_t>(x));
+    if constexpr (K == NormKind::Zero) return v != 0 ? 1.0 : 0.0;
+    else if constexpr (K == NormKind::One) return v;
+    else if constexpr (K == NormKind::Two) return static_cast<double>(v * v);
+    else return static_cast<double>(std::pow(v, p));
+  }
   void step(double& a, in_t x, int64_t) const {
-    const double v = std::fabs(to_acc<double>(x));
-    if constexpr (K == NormKind::Zero) a += (v != 0) ? 1.0 : 0.0;
-    else if constexpr (K == NormKind::One) a += v;
-    else if constexpr (K == NormKind::Two) a += v * v;
-    else if constexpr (K == NormKind::Inf) { if (v > a || std::isnan(v)) a = v; }
-    else if constexpr (K == NormKind::NegInf) { if (v < a || std::isnan(v)) a = v; }
-    else a += std::pow(v, p);
+    if constexpr (K == NormKind::Inf || K == NormKind::NegInf) {
+      const double v = std::fabs(to_acc<double>(x));
+      if ((K == NormKind::Inf ? v > a : v < a) || std::isnan(v)) a = v;
+    } else {
+      a += term(x);
+    }
   }
   void merge(double& a, const double& b) const {
     if constexpr (K == NormKind::Inf) { if (!std::isnan(a) && (b > a || std::isnan(b))) a = b; }
@@ -378,10 +392,11 @@ struct NormOp : OpBase<NormOp<in_t, K>, in_t, double> {
     else a += b;
   }
   void write(int64_t m, const double& a) const {
-    double r = a;
-    if constexpr (K == NormKind::Two) r = std::sqrt(a);
-    else if constexpr (K == NormKind::General) r = std::pow(a, 1.0 / p);
-    out[m] = from_acc<in_t>(r);
+    const op_t s = static_cast<op_t>(a);
+    op_t v = s;
+    if constexpr (K == NormKind::Two) v = std::sqrt(s);
+    else if constexpr (K == NormKind::General) v = std::pow(s, op_t(1) / p);
+    out[m] = from_acc<in_t>(v);
   }
 };
 
@@ -551,14 +566,29 @@ Tensor argmin_cpu(const Tensor& self, std::optional<int64_t> dim, bool keepdim) 
   return std::get<1>(arg_extreme<false>("argmin", self, mask, keepdim, false));
 }
 
-Tensor var_correction_cpu(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
-  check_cpu("var", self);
-  check_floating("var", self);
+namespace {
+// var (take_sqrt false) or std of the reduced slices: Welford/Chan moments in double.
+Tensor moments_cpu(const char* op, const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction,
+                   bool keepdim, bool take_sqrt) {
+  check_cpu(op, self);
+  check_floating(op, self);
   const double c = correction ? correction->toDouble() : 1.0;
-  const Geom g = make_geom(self, dim_mask("var", self.dim(), dim), false);
+  const Geom g = make_geom(self, dim_mask(op, self.dim(), dim), false);
   Tensor out = new_out(g, self.scalar_type());
-  EMBER_DISPATCH_ALL_FLOATING(self.scalar_type(), "var", [&] { reduce_run(g, self, VarOp<scalar_t>(out.data_ptr<scalar_t>(), c)); });
+  EMBER_DISPATCH_ALL_FLOATING(self.scalar_type(), op, [&] {
+    reduce_run(g, self, VarOp<scalar_t>(out.data_ptr<scalar_t>(), c, take_sqrt));
+  });
   return shape_out(out, g, keepdim);
+}
+
+}  // namespace
+
+Tensor var_correction_cpu(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  return moments_cpu("var", self, dim, correction, keepdim, false);
+}
+
+Tensor std_correction_cpu(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  return moments_cpu("std", self, dim, correction, keepdim, true);
 }
 
 Tensor norm_cpu(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {

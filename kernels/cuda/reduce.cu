@@ -2,7 +2,7 @@
 // argmax/argmin, var, norm, logsumexp, all/any, cumsum/cumprod. The host side (which dims reduce,
 // the coalesced layout, result dtypes, checks) is shared with the CPU kernels
 // (aten/ATen/native/ReduceUtils.h); the accumulator semantics are the CPU's: float sums, products,
-// moments, norms and log-sum-exp accumulate in double, integers wrap in 64 bits, max/min let NaN
+// moments, norms and log-sum-exp accumulate in double (norm terms and roots in the opmath type), integers wrap in 64 bits, max/min let NaN
 // win, and the index ops return the first extreme element (the first NaN if any).
 //
 // Note [CUDA reduce kernel]
@@ -195,6 +195,7 @@ struct VarOp {
   using acc_t = Moments;
   In* out;
   double correction;
+  bool take_sqrt;  // std: the square root in double, before rounding to In
   __device__ Moments init() const { return {0, 0, 0}; }
   __device__ void step(Moments& a, In x, int64_t) const {
     const double v = to_acc<double>(x);
@@ -213,26 +214,33 @@ struct VarOp {
   }
   __device__ void write(int64_t m, const Moments& a) const {
     const double dof = a.n - correction;
-    out[m] = from_acc<In>(a.m2 / (0.0 < dof ? dof : 0.0));
+    const double v = a.m2 / (0.0 < dof ? dof : 0.0);
+    out[m] = from_acc<In>(take_sqrt ? ::sqrt(v) : v);
   }
 };
 
 enum class NormKind { Zero, One, Two, Inf, NegInf, General };
+// As on the CPU: each term in the opmath type (float for float/Half/BFloat16), the sum in double,
+// rounded to the opmath type before the root (a float32 sum of squares past the range is inf).
 template <typename In, NormKind K>
 struct NormOp {
   using in_t = In;
   using acc_t = double;
+  using op_t = c10::opmath_t<In>;
   In* out;
-  double p;
+  op_t p;
   __device__ double init() const { return K == NormKind::NegInf ? std::numeric_limits<double>::infinity() : 0.0; }
   __device__ void step(double& a, In x, int64_t) const {
-    const double v = ::fabs(to_acc<double>(x));
-    if constexpr (K == NormKind::Zero) a += (v != 0) ? 1.0 : 0.0;
-    else if constexpr (K == NormKind::One) a += v;
-    else if constexpr (K == NormKind::Two) a += v * v;
-    else if constexpr (K == NormKind::Inf) { if (v > a || ::isnan(v)) a = v; }
-    else if constexpr (K == NormKind::NegInf) { if (v < a || ::isnan(v)) a = v; }
-    else a += ::pow(v, p);
+    if constexpr (K == NormKind::Inf || K == NormKind::NegInf) {
+      const double v = ::fabs(to_acc<double>(x));
+      if ((K == NormKind::Inf ? v > a : v < a) || ::isnan(v)) a = v;
+    } else {
+      const op_t v = ::fabs(to_acc<op_t>(x));
+      if constexpr (K == NormKind::Zero) a += (v != 0) ? 1.0 : 0.0;
+      else if constexpr (K == NormKind::One) a += v;
+      else if constexpr (K == NormKind::Two) a += static_cast<double>(v * v);
+      else a += static_cast<double>(::pow(v, p));
+    }
   }
   __device__ void merge(double& a, const double& b) const {
     if constexpr (K == NormKind::Inf) { if (!::isnan(a) && (b > a || ::isnan(b))) a = b; }
@@ -240,9 +248,10 @@ struct NormOp {
     else a += b;
   }
   __device__ void write(int64_t m, const double& a) const {
-    double r = a;
-    if constexpr (K == NormKind::Two) r = ::sqrt(a);
-    else if constexpr (K == NormKind::General) r = ::pow(a, 1.0 / p);
+    const op_t s = static_cast<op_t>(a);
+    op_t r = s;
+    if constexpr (K == NormKind::Two) r = ::sqrt(s);
+    else if constexpr (K == NormKind::General) r = ::pow(s, op_t(1) / p);
     out[m] = from_acc<In>(r);
   }
 };
@@ -519,13 +528,27 @@ Tensor argmin_cuda(const Tensor& self, std::optional<int64_t> dim, bool keepdim)
   return std::get<1>(arg_extreme<false>("argmin", self, mask, keepdim, false));
 }
 
-Tensor var_correction_cuda(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
-  check_floating("var", self);
+namespace {
+// var (take_sqrt false) or std of the reduced slices.
+Tensor moments_cuda(const char* op, const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction,
+                    bool keepdim, bool take_sqrt) {
+  check_floating(op, self);
   const double c = correction ? correction->toDouble() : 1.0;
-  const Geom g = reduce::make_geom(self, reduce::dim_mask("var", self.dim(), dim), false);
+  const Geom g = reduce::make_geom(self, reduce::dim_mask(op, self.dim(), dim), false);
   Tensor out = reduce::new_out(g, self.scalar_type(), self.device());
-  EMBER_DISPATCH_ALL_FLOATING(self.scalar_type(), "var", [&] { run_reduce(g, self, VarOp<scalar_t>{out.data_ptr<scalar_t>(), c}); });
+  EMBER_DISPATCH_ALL_FLOATING(self.scalar_type(), op, [&] {
+    run_reduce(g, self, VarOp<scalar_t>{out.data_ptr<scalar_t>(), c, take_sqrt});
+  });
   return reduce::shape_out(out, g, keepdim);
+}
+}  // namespace
+
+Tensor var_correction_cuda(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  return moments_cuda("var", self, dim, correction, keepdim, false);
+}
+
+Tensor std_correction_cuda(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  return moments_cuda("std", self, dim, correction, keepdim, true);
 }
 
 Tensor norm_cuda(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
@@ -537,12 +560,12 @@ Tensor norm_cuda(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef
   EMBER_DISPATCH_ALL_FLOATING(self.scalar_type(), "norm", [&] {
     using in_t = scalar_t;
     in_t* o = out.data_ptr<in_t>();
-    if (pv == 0) run_reduce(g, self, NormOp<in_t, NormKind::Zero>{o, pv});
-    else if (pv == 1) run_reduce(g, self, NormOp<in_t, NormKind::One>{o, pv});
-    else if (pv == 2) run_reduce(g, self, NormOp<in_t, NormKind::Two>{o, pv});
-    else if (std::isinf(pv) && pv > 0) run_reduce(g, self, NormOp<in_t, NormKind::Inf>{o, pv});
-    else if (std::isinf(pv)) run_reduce(g, self, NormOp<in_t, NormKind::NegInf>{o, pv});
-    else run_reduce(g, self, NormOp<in_t, NormKind::General>{o, pv});
+    if (pv == 0) run_reduce(g, self, NormOp<in_t, NormKind::Zero>{o, static_cast<c10::opmath_t<in_t>>(pv)});
+    else if (pv == 1) run_reduce(g, self, NormOp<in_t, NormKind::One>{o, static_cast<c10::opmath_t<in_t>>(pv)});
+    else if (pv == 2) run_reduce(g, self, NormOp<in_t, NormKind::Two>{o, static_cast<c10::opmath_t<in_t>>(pv)});
+    else if (std::isinf(pv) && pv > 0) run_reduce(g, self, NormOp<in_t, NormKind::Inf>{o, static_cast<c10::opmath_t<in_t>>(pv)});
+    else if (std::isinf(pv)) run_reduce(g, self, NormOp<in_t, NormKind::NegInf>{o, static_cast<c10::opmath_t<in_t>>(pv)});
+    else run_reduce(g, self, NormOp<in_t, NormKind::General>{o, static_cast<c10::opmath_t<in_t>>(pv)});
   });
   return reduce::shape_out(out, g, keepdim);
 }

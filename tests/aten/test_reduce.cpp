@@ -134,6 +134,36 @@ TEST_CASE("reduce: norm orders inf, -inf, 0", "[reduce]") {
   CHECK(ember_test::to_double_vec(at::norm(y, std::optional<at::Scalar>(kInf), {1}, false)) == std::vector<double>{4, 2});
 }
 
+// Values recorded from libtorch 2.15 (CPU): std takes the square root of the double variance
+// before rounding to float32; float32 norms accumulate in float32 (a sum of squares past the float
+// range is inf, squares below it flush to 0); std's gradient is 0 on a slice of equal values.
+TEST_CASE("reduce: std rounds once; float32 norms overflow and underflow like libtorch", "[reduce]") {
+  at::Tensor big = from_vec({1e20, -1e20, 3e19}, {3});
+  CHECK(at::std(big, true).item<float>() == 1.01488917e+20f);
+  CHECK(at::var(big, true).item<float>() == static_cast<float>(kInf));
+  at::Tensor h = from_vec({3e19, 4e19}, {2});
+  CHECK(at::norm(h).item<double>() == kInf);
+  CHECK(at::norm(h, 3).item<double>() == kInf);
+  CHECK(at::norm(from_vec({3e38, 3e38}, {2}), 1).item<double>() == kInf);
+  CHECK(ember_test::to_double_vec(at::norm(h.view({1, 2}), std::optional<at::Scalar>(2), {1}, false)) ==
+        std::vector<double>{kInf});
+  CHECK(at::norm(from_vec({1e-30, 1e-30}, {2})).item<double>() == 0);
+  // float64 holds both.
+  CHECK(at::norm(h.to(at::kDouble)).item<double>() == Approx(5e19));
+  CHECK(at::norm(from_vec({1e-30, 1e-30}, {2}, at::kDouble)).item<double>() == Approx(std::sqrt(2.0) * 1e-30));
+
+  at::Tensor c = from_vec({2, 2, 2}, {3}).requires_grad_(true);
+  at::std(c, true).backward();
+  CHECK(ember_test::to_double_vec(c.grad()) == std::vector<double>{0, 0, 0});
+  at::Tensor c2 = from_vec({2, 2, 1, 3}, {2, 2}).requires_grad_(true);
+  at::std(c2, std::vector<int64_t>{1}, true, false).sum().backward();
+  auto g = ember_test::to_double_vec(c2.grad());
+  CHECK(g[0] == 0);
+  CHECK(g[1] == 0);
+  CHECK(g[2] == Approx(-0.70710678));
+  CHECK(g[3] == Approx(0.70710678));
+}
+
 TEST_CASE("reduce: all/any and logsumexp edge cases", "[reduce]") {
   CHECK(at::all(rand_input({0})).item<bool>());
   CHECK_FALSE(at::any(rand_input({0})).item<bool>());

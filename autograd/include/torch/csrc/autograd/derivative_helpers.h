@@ -52,6 +52,9 @@ at::Tensor evenly_distribute_backward(const at::Tensor& grad, const at::Tensor& 
 /// Gradient of var with `correction` over `dims`.
 at::Tensor var_backward(const at::Tensor& grad, const at::Tensor& self, at::OptionalIntArrayRef dims,
                         const std::optional<at::Scalar>& correction, bool keepdim);
+/// std.correction: var_backward of grad / (2 std), with 0 where std is 0.
+at::Tensor std_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& result,
+                        at::OptionalIntArrayRef dims, const std::optional<at::Scalar>& correction, bool keepdim);
 /// Gradient of p-norm.
 at::Tensor norm_backward(const at::Tensor& grad, const at::Tensor& self, const std::optional<at::Scalar>& p,
                          const at::Tensor& norm, at::OptionalIntArrayRef dims, bool keepdim);
