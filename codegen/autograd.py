@@ -11,7 +11,8 @@ backward is itself differentiable):
 Formulas may use `grad` (or `grads[i]` for multi-output ops), the op's arguments by name,
 `result` / `result0`.. (or the named returns), `grad_input_mask` (for a formula keyed "a, b" that
 returns a tuple), and the helpers in autograd/include/torch/csrc/autograd/derivative_helpers.h.
-`output_differentiability: [true, false]` marks outputs; `non_differentiable: true` marks an op
+`output_differentiability: [true, false]` marks outputs; `node: MeanBackward1` names the backward class
+(default <Op>Backward<k>, k counting the entries of that base name); `non_differentiable: true` marks an op
 whose outputs never require grad. Mistakes are reported as `derivatives.yaml:LINE: message`.
 """
 from __future__ import annotations
@@ -70,10 +71,13 @@ def parse_derivatives(path: str, ops):
             raise GenError(f"{path}:{line}: '{name}' already has an entry at line {out[name].line}")
         d = Derivative(name, line, twice=bool(e.get("twice_differentiable", True)),
                        non_differentiable=bool(e.get("non_differentiable", False)),
-                       output_differentiability=e.get("output_differentiability"))
+                       output_differentiability=e.get("output_differentiability"),
+                       node=str(e.get("node", "")))
+        if d.node and not re.fullmatch(r"[A-Z]\w*Backward\d+", d.node):
+            raise GenError(f"{path}:{line}: node: '{d.node}' should read like <Name>Backward<N>")
         argnames = {a.name: a for a in op.schema.args}
         for k, v in e.items():
-            if k in ("__line__", "name", "non_differentiable", "output_differentiability", "twice_differentiable"):
+            if k in ("__line__", "name", "non_differentiable", "output_differentiability", "twice_differentiable", "node"):
                 continue
             names = [n.strip() for n in k.split(",")]
             for n in names:
@@ -98,7 +102,10 @@ def parse_derivatives(path: str, ops):
 
 
 def _camel(name):
-    return "".join(p[:1].upper() + p[1:] for p in name.split("_") if p)
+    """max_pool2d_with_indices -> MaxPool2DWithIndices: words capitalised, and a letter right after
+    a digit too (libtorch's spelling of its backward classes)."""
+    word = "".join(p[:1].upper() + p[1:] for p in name.split("_") if p)
+    return re.sub(r"(?<=\d)[a-z]", lambda m: m.group(0).upper(), word)
 
 
 @dataclass
@@ -133,6 +140,8 @@ def _refs(text, name):
 def build(ops, derivs, path):
     """Autograd info for every op that takes tensors; also lists differentiable ops without entries."""
     infos, missing, counters = [], [], {}
+    explicit_nodes = {d.node for d in derivs.values() if d.node}
+    node_owner = {}
     by_name = {op.full_name: op for op in ops}
     for op in ops:
         if op.kind == "composite":
@@ -156,10 +165,21 @@ def build(ops, derivs, path):
             infos.append(AutogradInfo(op, d, "", [], [], [], "nondiff", []))
             continue
         key = (d.name.split(".")[0])
-        if d.name not in counters:
-            counters[d.name] = counters.setdefault(("n", key), 0)
-            counters[("n", key)] = counters[d.name] + 1
-        node = f"{_camel(key.rstrip('_'))}Backward{counters[d.name]}"
+        if d.node:
+            node = d.node
+        else:
+            # <Op>Backward<k>, k counting this base name's entries, skipping names that an
+            # entry's `node:` took (libtorch's names, where its numbering differs).
+            if d.name not in counters:
+                k = counters.setdefault(("n", key), 0)
+                while f"{_camel(key.rstrip('_'))}Backward{k}" in explicit_nodes:
+                    k += 1
+                counters[d.name] = k
+                counters[("n", key)] = k + 1
+            node = f"{_camel(key.rstrip('_'))}Backward{counters[d.name]}"
+        owner = node_owner.setdefault(node, d.name)
+        if owner != d.name:
+            raise GenError(f"derivatives.yaml:{d.line}: backward class {node} is also {owner}'s; give one a different node:")
         if op.variant_kind == "inplace":
             node = node  # in-place variants reuse the functional formula (and class name)
         diff = []
