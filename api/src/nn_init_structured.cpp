@@ -85,8 +85,9 @@ at::Tensor orthogonal_(at::Tensor tensor, double gain) {
   at::NoGradGuard no_grad;
   const int64_t rows = tensor.size(0), cols = tensor.numel() / rows;
   const int64_t m = std::max(rows, cols), n = std::min(rows, cols);
-  // Draw (rows, cols); factor the tall orientation (its transpose when rows < cols).
-  at::Tensor draw = at::empty({rows, cols}, at::TensorOptions().dtype(at::kDouble)).normal_(0, 1);
+  // Draw (rows, cols) in float32 as libtorch does (so a seed gives its matrix, up to the rounding
+  // of the factorisation); factor the tall orientation (its transpose when rows < cols) in double.
+  at::Tensor draw = at::randn({rows, cols}).to(at::kDouble);
   if (rows < cols) draw = draw.t();
   draw = draw.contiguous();
   const double* p = draw.data_ptr<double>();
@@ -106,10 +107,11 @@ at::Tensor sparse_(at::Tensor tensor, double sparsity, double std) {
   const int64_t rows = tensor.size(0), cols = tensor.size(1);
   const auto zeros = static_cast<int64_t>(std::ceil(sparsity * static_cast<double>(rows)));
   tensor.normal_(0, std);
-  // Zero mask: each column's first `zeros` entries of a random permutation of the rows.
+  // Zero mask: each column's first `zeros` entries of a random permutation of the rows (drawn for
+  // every column even when no entry is zeroed, as libtorch, so later draws line up).
   at::Tensor mask = at::zeros({rows, cols}, at::TensorOptions().dtype(at::kBool));
   bool* mp = mask.data_ptr<bool>();
-  for (int64_t c = 0; c < cols && zeros > 0; ++c) {
+  for (int64_t c = 0; c < cols; ++c) {
     at::Tensor perm = at::randperm(rows);
     const int64_t* pp = perm.data_ptr<int64_t>();
     for (int64_t i = 0; i < zeros; ++i) mp[pp[i] * cols + c] = true;

@@ -1,29 +1,88 @@
 #pragma once
-// Random number generators: a seeded, reproducible stream per Generator (Philox-free, mt19937_64
-// based on the CPU). `torch::manual_seed(0)` reseeds the default CPU generator.
+// Random number generators. A Generator is a shared handle to a GeneratorImpl: the CPU one
+// (CPUGeneratorImpl, a 32-bit Mersenne Twister) or a device one (CUDAGeneratorImpl, Philox).
+// The CPU stream is libtorch's: the same seed and the same calls give the same numbers; see
+// Note [CPU random streams] in kernels/cpu/random.cpp.
+//
+//   at::Generator g = at::make_generator<at::CPUGeneratorImpl>(42);
+//   auto x = torch::rand({3}, g);                        // draws from g, not the default stream
+//   uint32_t w = g.get<at::CPUGeneratorImpl>()->random();
 #include <c10/util/intrusive_ptr.h>
 #include <cstdint>
 #include <mutex>
-#include <random>
+#include <optional>
+#include <utility>
 
 namespace at {
 
+/// The seed a generator made without one starts from (libtorch's value).
+constexpr uint64_t default_rng_seed_val = 67280421310721ULL;
+
+/// The base of every generator: its seed and the mutex ops hold while they draw.
 struct GeneratorImpl : c10::intrusive_ptr_target {
-  explicit GeneratorImpl(uint64_t seed) { set_current_seed(seed); }
-  void set_current_seed(uint64_t s) { seed_ = s; engine_.seed(s); normal_cached_ = false; }
+  explicit GeneratorImpl(uint64_t seed) : seed_(seed) {}
+  /// Restarts the stream from `seed`. Call with mutex_ held when others may draw.
+  virtual void set_current_seed(uint64_t seed) { seed_ = seed; }
+  /// The seed the stream last started from.
   uint64_t current_seed() const { return seed_; }
-  uint64_t random64() { return engine_(); }
-  /// Uniform double in [0, 1).
-  double uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
-  /// Standard normal (Box-Muller, caching the second value).
-  double normal();
   std::mutex mutex_;
 
  private:
-  uint64_t seed_ = 0;
-  std::mt19937_64 engine_;
-  bool normal_cached_ = false;
-  double normal_cache_ = 0;
+  uint64_t seed_;
+};
+
+/// MT19937, the 32-bit Mersenne Twister of Matsumoto and Nishimura (the sequence std::mt19937
+/// gives), with its 624-word state visible so a generator can be saved and restored.
+class MT19937 {
+ public:
+  static constexpr int kStateSize = 624;
+  explicit MT19937(uint64_t seed = 5489) { seed_with(seed); }
+  /// Initialises the state from the low 32 bits of `seed` (the reference initialisation).
+  void seed_with(uint64_t seed);
+  /// The next 32-bit output.
+  uint32_t operator()() {
+    if (next_ >= kStateSize) regenerate();
+    uint32_t y = state_[next_++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    return y ^ (y >> 18);
+  }
+  const uint32_t* state() const { return state_; }
+  int next_index() const { return next_; }
+  /// Replaces the state (624 words) and the position of the next word.
+  void set_state(const uint32_t* words, int next_index);
+
+ private:
+  void regenerate();
+  uint32_t state_[kStateSize];
+  int next_ = kStateSize;
+};
+
+/// The CPU generator. Ops draw 32-bit words (random()) or 64-bit words (random64(): two words,
+/// the first in the high half), with mutex_ held.
+struct CPUGeneratorImpl : GeneratorImpl {
+  explicit CPUGeneratorImpl(uint64_t seed = default_rng_seed_val) : GeneratorImpl(seed), engine_(seed) {}
+  void set_current_seed(uint64_t seed) override;
+  uint32_t random() { return engine_(); }
+  uint64_t random64() {
+    const uint64_t hi = engine_();
+    return (hi << 32) | engine_();
+  }
+  /// The second normal of the last per-element Box-Muller pair, if not used yet (see
+  /// Note [CPU random streams]).
+  std::optional<double> next_double_normal_sample() const { return next_double_normal_; }
+  void set_next_double_normal_sample(std::optional<double> v) { next_double_normal_ = v; }
+  std::optional<float> next_float_normal_sample() const { return next_float_normal_; }
+  void set_next_float_normal_sample(std::optional<float> v) { next_float_normal_ = v; }
+  MT19937& engine() { return engine_; }
+  /// A copy of the stream (same position), independent from then on.
+  c10::intrusive_ptr<CPUGeneratorImpl> clone() const;
+
+ private:
+  MT19937 engine_;
+  std::optional<double> next_double_normal_;
+  std::optional<float> next_float_normal_;
 };
 
 /// A handle to a random stream; copies share the stream.
@@ -36,16 +95,35 @@ class Generator {
   uint64_t current_seed() const { return impl_->current_seed(); }
   std::mutex& mutex() const { return impl_->mutex_; }
   GeneratorImpl* get() const { return impl_.get(); }
+  /// The implementation as `T` (nullptr when it is another kind of generator).
+  template <typename T>
+  T* get() const { return dynamic_cast<T*>(impl_.get()); }
+  /// A new generator with a copy of this one's state (CPU generators).
+  Generator clone() const;
+
  private:
   c10::intrusive_ptr<GeneratorImpl> impl_;
 };
 
 /// A new CPU generator with the given seed.
-Generator make_generator(uint64_t seed = 67280421310721ULL);
+Generator make_generator(uint64_t seed = default_rng_seed_val);
+
+/// A new generator of implementation `Impl` from its constructor's arguments, as in libtorch:
+/// `at::make_generator<at::CPUGeneratorImpl>(seed)`.
+template <typename Impl, typename... Args>
+Generator make_generator(Args&&... args) {
+  return Generator(c10::make_intrusive<Impl>(std::forward<Args>(args)...));
+}
 
 namespace detail {
-/// The generator random ops use when none is passed.
+/// The generator CPU random ops use when none is passed. Ember seeds it with
+/// default_rng_seed_val; libtorch seeds its own from the OS at start-up (until manual_seed).
 const Generator& getDefaultCPUGenerator();
+/// A new CPU generator (libtorch's name).
+Generator createCPUGenerator(uint64_t seed = default_rng_seed_val);
+/// The CPU generator behind `gen`, or the default one when `gen` is empty; throws
+/// "[op] expected a CPU generator ..." when `gen` belongs to another device.
+CPUGeneratorImpl* cpu_generator(const std::optional<Generator>& gen, const char* op);
 }  // namespace detail
 
 /// Reseeds the default generators (torch::manual_seed).

@@ -3,6 +3,8 @@
 // differentiates through the parts (prelu's weight included) on every device.
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/core/GradMode.h>
+#include <ATen/native/RandomDraws.h>
+#include <mutex>
 #include <vector>
 
 namespace at::native {
@@ -13,6 +15,33 @@ namespace {
 // SELU's constants (Klambauer et al., 2017), as libtorch uses them.
 constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
 constexpr double kSeluScale = 1.0507009873554804934193349852946;
+
+// u * span rounded on its own, so that adding `from` afterwards is not fused into one rounding
+// (libtorch's rrelu loop rounds the product first).
+double uniform_product(double u, double span) {
+  volatile double product = u * span;
+  return product;
+}
+
+// rrelu's slopes on the CPU, as libtorch draws them: one double uniform per non-positive element
+// only, in row-major order, with the bounds and the slope rounded to the input's float type.
+Tensor rrelu_cpu_slopes(const Tensor& self, double lo, double hi, const std::optional<Generator>& generator) {
+  NoGradGuard no_grad;
+  const Tensor x = self.detach().contiguous();
+  Tensor slope = at::ones_like(x);
+  CPUGeneratorImpl* g = detail::cpu_generator(generator, "rrelu");
+  std::lock_guard<std::mutex> lock(g->mutex_);
+  EMBER_DISPATCH_ALL_FLOATING(x.scalar_type(), "rrelu", [&] {
+    using acc_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
+    const double from = static_cast<acc_t>(lo), span = static_cast<double>(static_cast<acc_t>(hi)) - from;
+    const scalar_t* in = x.data_ptr<scalar_t>();
+    scalar_t* out = slope.data_ptr<scalar_t>();
+    for (int64_t i = 0, n = x.numel(); i < n; ++i)
+      if (static_cast<acc_t>(in[i]) <= 0)
+        out[i] = static_cast<scalar_t>(static_cast<acc_t>(uniform_product(uniform_double(g), span) + from));
+  });
+  return slope;
+}
 
 double celu_input_scale(const Scalar& alpha) {
   const double a = alpha.to<double>();
@@ -62,6 +91,7 @@ Tensor rrelu(const Tensor& self, const Scalar& lower, const Scalar& upper, bool 
   EMBER_CHECK(isFloatingType(self.scalar_type()), "[rrelu] expected a floating point input; got ", self.scalar_type());
   if (!training) return at::leaky_relu(self, (lo + hi) / 2);
   // Each non-positive element gets its own slope drawn from U(lower, upper).
+  if (self.is_cpu()) return self * rrelu_cpu_slopes(self, lo, hi, generator);
   Tensor slope;
   {
     NoGradGuard no_grad;

@@ -16,10 +16,11 @@ void check_dropout(const char* op, const Tensor& input, double p) {
 }
 
 // The scaled keep-mask, of `shape`, in the input's dtype and on its device: each element is
-// 1 / (1 - p) with probability 1 - p and 0 otherwise (all 0 when p == 1).
+// 1 / (1 - p) with probability 1 - p and 0 otherwise (all 0 when p == 1). A full-size mask takes
+// the input's layout, so its draws go in the input's memory order, as libtorch's.
 Tensor scaled_mask(const Tensor& input, IntArrayRef shape, double p) {
   NoGradGuard no_grad;
-  Tensor mask = at::empty(shape, input.options());
+  Tensor mask = shape.equals(input.sizes()) ? at::empty_like(input) : at::empty(shape, input.options());
   if (p == 1) return mask.zero_();
   mask.bernoulli_(1 - p);
   return mask.div_(1 - p);

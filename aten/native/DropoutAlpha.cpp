@@ -25,10 +25,12 @@ Tensor alpha_dropout_impl(const Tensor& input, double p, bool train, std::vector
   Tensor keep;
   {
     NoGradGuard no_grad;
-    keep = at::empty(mask_shape, input.options());
+    keep = IntArrayRef(mask_shape).equals(input.sizes()) ? at::empty_like(input) : at::empty(mask_shape, input.options());
     keep.bernoulli_(1 - p);
   }
-  return input * (keep * a) + (keep + (p - 1)) * (kSaturation * a);
+  // libtorch's rounding: shift = (m - 1) * alpha' + alpha' p, out = x * (m * a) + shift.
+  const Tensor shift = (keep - 1) * (kSaturation * a) + kSaturation * a * p;
+  return input * (keep * a) + shift;
 }
 
 }  // namespace

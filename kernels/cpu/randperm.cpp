@@ -1,5 +1,11 @@
-// randperm: a uniformly random permutation of 0..n-1 (Fisher-Yates over the default generator).
+// randperm: a uniformly random permutation of 0..n-1 drawn from the default CPU generator, in
+// libtorch's order: for i = 0 .. n-2, swap element i with element i + (random() % (n - i)).
+// From n = floor((2^32 - 1) / 20) on, libtorch switches to an inside-out shuffle on random64()
+// (element i goes to position j = random64() % (i + 1), the old element at j moves to i) so the
+// modulo stays unbiased; Ember does the same (checked against libtorch once at that n, too slow
+// for the test suite).
 #include <ATen/native/NativeFunctions.h>
+#include <limits>
 #include <numeric>
 
 namespace at::native {
@@ -13,13 +19,21 @@ Tensor randperm_cpu(int64_t n, TensorOptions options) {
   // failure (n too large) into an [empty] error instead of std::bad_alloc.
   Tensor out = at::empty({n}, kLong);
   int64_t* p = out.data_ptr<int64_t>();
-  std::iota(p, p + n, int64_t(0));
+  CPUGeneratorImpl* g = detail::cpu_generator(std::nullopt, "randperm");
   {
-    const Generator& g = detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(g.mutex());
-    for (int64_t i = n - 1; i > 0; --i) {
-      int64_t j = static_cast<int64_t>(g.get()->random64() % static_cast<uint64_t>(i + 1));
-      std::swap(p[i], p[j]);
+    std::lock_guard<std::mutex> lock(g->mutex_);
+    if (n < static_cast<int64_t>(std::numeric_limits<uint32_t>::max() / 20)) {
+      std::iota(p, p + n, int64_t(0));
+      for (int64_t i = 0; i + 1 < n; ++i) {
+        const int64_t j = i + static_cast<int64_t>(g->random() % static_cast<uint64_t>(n - i));
+        std::swap(p[i], p[j]);
+      }
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        const auto j = static_cast<int64_t>(g->random64() % static_cast<uint64_t>(i + 1));
+        p[i] = p[j];
+        p[j] = i;
+      }
     }
   }
   if (dt != kLong) out = out.to(dt);

@@ -1,18 +1,8 @@
 // The CUDA generators: the Philox stream state (seed, offset) per generator, one default
 // generator per device, and the manual_seed entry points.
-//
-// Note [CUDA generator reseeding]
-// CUDAGeneratorImpl extends the CPU GeneratorImpl (at/Generator.h) without changing it: that
-// header is included everywhere, and its set_current_seed is not virtual. So a reseed through the
-// base class (Generator::set_current_seed, manual_seed) cannot reset our offset directly.
-// Instead every reserve() first asks the base engine for one value: right after any seeding the
-// engine yields the first output of mt19937_64(seed), which we compute ourselves (cached per
-// seed); seeing it means "seeded since the last op", and the offset restarts at 0. Otherwise the
-// engine has moved on and the offset is kept. A false match needs a 64-bit collision.
 #include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <ATen/native/cuda/CUDAUtils.h>
 #include <mutex>
-#include <random>
 #include <vector>
 
 namespace at {
@@ -21,18 +11,12 @@ CUDAGeneratorImpl::CUDAGeneratorImpl(uint64_t seed, int device) : GeneratorImpl(
 
 CUDAGeneratorImpl::~CUDAGeneratorImpl() = default;
 
-void CUDAGeneratorImpl::sync_with_seed() {
-  const uint64_t seed = current_seed();
-  if (seed != probe_seed_ || probe_first_ == 0) {
-    std::mt19937_64 fresh(seed);
-    probe_first_ = fresh();
-    probe_seed_ = seed;
-  }
-  if (random64() == probe_first_) offset_ = 0;  // seeded since the last op
+void CUDAGeneratorImpl::set_current_seed(uint64_t seed) {
+  GeneratorImpl::set_current_seed(seed);
+  offset_ = 0;
 }
 
 ember::philox::State CUDAGeneratorImpl::reserve(uint64_t words) {
-  sync_with_seed();
   ember::philox::State s{current_seed(), offset_};
   // Whole blocks of four words; the counter's high half is the offset, so any increment keeps
   // the streams of two ops apart -- advancing by the words used keeps it comparable to libtorch's.
@@ -40,18 +24,11 @@ ember::philox::State CUDAGeneratorImpl::reserve(uint64_t words) {
   return s;
 }
 
-uint64_t CUDAGeneratorImpl::offset() {
-  sync_with_seed();
-  return offset_;
-}
-
 namespace {
-
-constexpr uint64_t kDefaultSeed = 67280421310721ULL;
 
 struct DefaultGenerators {
   std::mutex mutex;
-  uint64_t initial_seed = kDefaultSeed;  // the seed generators made from now on start with
+  uint64_t initial_seed = default_rng_seed_val;  // the seed generators made from now on start with
   std::vector<Generator> per_device;
 };
 

@@ -146,7 +146,7 @@ constexpr int64_t default_random_end() {
 
 std::string dtype_str(const Tensor& t) { return c10::dtypeName(t.scalar_type()); }
 
-// Fills `self` through a contiguous buffer (row-major element order, as on the CPU):
+// Fills `self` through a contiguous buffer (row-major element order):
 // fill(dst, state) launches the kernel for the reserved Philox state.
 template <typename F>
 Tensor& fill_random(Tensor& self, const char* op, const std::optional<Generator>& gen, int words_per_element,

@@ -2,7 +2,11 @@
 #include <ATen/ATen.h>
 #include <torch/torch.h>
 #include <catch2/catch.hpp>
+#include "random_cases.h"
 #include <cmath>
+#include <map>
+#include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -129,13 +133,15 @@ TEST_CASE("bernoulli_ and bernoulli", "[random]") {
   CHECK_THROWS_WITH(torch::bernoulli(torch::full({3}, 2.0)), Catch::Contains("[bernoulli]"));
 }
 
-TEST_CASE("random fills do not depend on memory layout", "[random]") {
+TEST_CASE("random fills follow memory order and write only the view", "[random]") {
+  // As libtorch: a transposed tensor is filled in its storage order, so it holds the same storage
+  // as a contiguous fill of the same seed.
   torch::manual_seed(5);
-  auto a = torch::empty({3, 4}).uniform_();
+  auto a = torch::empty({4, 3}).uniform_();
   torch::manual_seed(5);
   auto t = torch::empty({4, 3}).t();  // non-contiguous [3, 4]
   t.uniform_();
-  CHECK(values(t) == values(a));
+  CHECK(values(t.t()) == values(a));
   // Strided fills write only the view.
   auto base = torch::zeros({4, 6});
   auto view = base.slice(1, 0, 6, 2);
@@ -143,4 +149,65 @@ TEST_CASE("random fills do not depend on memory layout", "[random]") {
   auto bv = values(base);
   for (int i = 0; i < 4; ++i)
     for (int j = 1; j < 6; j += 2) CHECK(bv[i * 6 + j] == 0.0);
+}
+
+TEST_CASE("the CPU random streams give libtorch's numbers", "[random]") {
+  // Every case of random_cases.h against the values libtorch 2.15 gave for the same calls.
+  const std::map<std::string, std::vector<double>> reference{
+#include "reference_random.inc"
+  };
+  const auto cases = random_cases::all();
+  CHECK(cases.size() == reference.size());
+  for (const auto& entry : cases) {
+    const std::string& name = entry.first;
+    INFO(name);
+    auto it = reference.find(name);
+    REQUIRE(it != reference.end());
+    const std::vector<double> got = values(entry.second().detach().reshape({-1}));
+    const std::vector<double>& want = it->second;
+    REQUIRE(got.size() == want.size());
+    const bool approx = name.rfind("approx.", 0) == 0;
+    size_t mismatches = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      const bool same = approx ? std::abs(got[i] - want[i]) <= 1e-5 * (1 + std::abs(want[i])) : got[i] == want[i];
+      if (!same && ++mismatches <= 3) UNSCOPED_INFO("element " << i << ": Ember " << got[i] << ", libtorch " << want[i]);
+    }
+    CHECK(mismatches == 0);
+  }
+}
+
+TEST_CASE("MT19937 is the reference Mersenne Twister", "[random]") {
+  // std::mt19937 is specified by the standard (10000th output 4123659995 for the default seed).
+  at::MT19937 ours(5489);
+  std::mt19937 ref(5489);
+  for (int i = 0; i < 2000; ++i) REQUIRE(ours() == ref());
+  at::MT19937 deflt;
+  for (int i = 0; i < 9999; ++i) deflt();
+  CHECK(deflt() == 4123659995u);
+}
+
+TEST_CASE("CPU generators: API, clone and device checks", "[random]") {
+  at::Generator g = at::make_generator<at::CPUGeneratorImpl>(3);
+  CHECK(g.current_seed() == 3);
+  CHECK(at::make_generator<at::CPUGeneratorImpl>().current_seed() == at::default_rng_seed_val);
+  CHECK(at::detail::createCPUGenerator(4).current_seed() == 4);
+  torch::rand({5}, g);
+  torch::randn({3}, g);  // leaves a cached normal behind
+  at::Generator copy = g.clone();
+  CHECK(values(torch::randn({3}, copy)) == values(torch::randn({3}, g)));
+  CHECK(values(torch::rand({4}, copy)) == values(torch::rand({4}, g)));
+  g.set_current_seed(11);
+  CHECK(g.current_seed() == 11);
+  CHECK(copy.current_seed() == 3);
+  CHECK(g.get<at::CPUGeneratorImpl>() != nullptr);
+  torch::manual_seed(21);
+  CHECK(at::detail::getDefaultCPUGenerator().current_seed() == 21);
+  CHECK_THROWS_WITH(torch::empty({3}).exponential_(0), Catch::StartsWith("[exponential_] expected lambd > 0"));
+  CHECK_THROWS_WITH(torch::empty({3}, torch::kInt).exponential_(), Catch::StartsWith("[exponential_] expected a floating-point"));
+  CHECK_THROWS_WITH(torch::empty({3}, torch::kHalf).random_(3000, std::optional<int64_t>()),
+                    Catch::StartsWith("[random_] expected from <= the largest float16 value 2048; got from 3000"));
+  CHECK_THROWS_WITH(torch::empty({3}, torch::kShort).random_(std::numeric_limits<int64_t>::min(), std::optional<int64_t>()),
+                    Catch::StartsWith("[random_] expected int64, float64, float32 or bfloat16"));
+  CHECK_NOTHROW(torch::empty({3}).uniform_(0, 1, at::Generator()));  // an empty handle means the default
+
 }

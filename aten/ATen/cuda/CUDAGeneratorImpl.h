@@ -15,31 +15,30 @@
 namespace at {
 
 /// A Generator whose stream is Philox on a CUDA device. Reseeding (through Generator or
-/// set_current_seed) restarts the stream at offset 0. See Note [CUDA generator reseeding].
+/// set_current_seed) restarts the stream at offset 0.
 struct CUDAGeneratorImpl : GeneratorImpl {
   CUDAGeneratorImpl(uint64_t seed, int device);
   ~CUDAGeneratorImpl() override;
+  /// Restarts the stream: the new seed, offset 0 (call with mutex_ held).
+  void set_current_seed(uint64_t seed) override;
   /// The device whose kernels use this generator.
   int device() const { return device_; }
   /// Reserves `words` 32-bit draws (rounded up to whole Philox blocks): returns the (seed, offset)
   /// the op computes its draws from, and moves the offset past them. Call with mutex_ held.
   ember::philox::State reserve(uint64_t words);
   /// The offset the next op starts from (call with mutex_ held).
-  uint64_t offset();
+  uint64_t offset() const { return offset_; }
 
  private:
-  void sync_with_seed();
   int device_;
   uint64_t offset_ = 0;
-  uint64_t probe_seed_ = 0;   // the seed probe_first_ belongs to
-  uint64_t probe_first_ = 0;  // first output of the base engine right after seeding with probe_seed_
 };
 
 namespace cuda::detail {
 /// The default CUDA generator of `device` (-1: the current device). Throws without a device.
 const Generator& getDefaultCUDAGenerator(int device = -1);
 /// A new CUDA generator for `device` (-1: the current device), seeded with `seed`.
-Generator createCUDAGenerator(int device = -1, uint64_t seed = 67280421310721ULL);
+Generator createCUDAGenerator(int device = -1, uint64_t seed = default_rng_seed_val);
 }  // namespace cuda::detail
 
 namespace detail {
