@@ -145,14 +145,23 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value)
     EMBER_CHECK(shape[d] >= 0, "[constant_pad_nd] expected a non-negative output size for dim ", d, "; got ",
                 shape[d], " (input size ", self.size(d), ", padding ", pad[2 * i], " and ", pad[2 * i + 1], ")");
   }
+  // Cropping (negative padding) may not remove more than the dim holds, even where the other
+  // side pads it back (libtorch refuses that too).
+  for (int64_t i = 0; i < np / 2; ++i) {
+    const int64_t d = nd - 1 - i, l = pad[2 * i], r = pad[2 * i + 1];
+    const int64_t len = self.size(d) + std::min<int64_t>(l, 0) + std::min<int64_t>(r, 0);
+    EMBER_CHECK(len >= 0, "[constant_pad_nd] expected the negative padding of dim ", d, " to remove at most its ",
+                self.size(d), " elements; got padding ", l, " and ", r);
+  }
   Tensor out = at::empty(shape, self.options());
-  out.fill_(value);
+  // Only positive padding shows the value (so a pure crop never converts it to the dtype).
+  if (std::any_of(pad.begin(), pad.end(), [](int64_t p) { return p > 0; })) out.fill_(value);
   // Copy the part of self that survives the (possibly negative) padding.
   Tensor src = self, dst = out;
   for (int64_t i = 0; i < np / 2; ++i) {
     const int64_t d = nd - 1 - i, l = pad[2 * i], r = pad[2 * i + 1];
     const int64_t len = self.size(d) + std::min<int64_t>(l, 0) + std::min<int64_t>(r, 0);
-    if (len <= 0) return out;
+    if (len == 0) return out;
     src = src.narrow(d, std::max<int64_t>(-l, 0), len);
     dst = dst.narrow(d, std::max<int64_t>(l, 0), len);
   }

@@ -91,9 +91,11 @@ void TensorImpl::set_sizes_contiguous(IntArrayRef sizes) {
   for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
     ss_.sizes()[i] = sizes[i];
     ss_.strides()[i] = s;
-    // A zero size elsewhere can leave the running product unbounded; strides then only need to be
-    // well defined, so saturate instead of wrapping.
-    if (mul_overflows(s, std::max<int64_t>(sizes[i], 1), &s)) s = INT64_MAX;
+    // With a zero size elsewhere numel is 0 and the running product can still outgrow int64. A
+    // stride must hold it (libtorch refuses such shapes too); the product past dim 0 is no stride.
+    const bool overflow = mul_overflows(s, std::max<int64_t>(sizes[i], 1), &s);
+    EMBER_CHECK(!overflow || i == 0, "[empty] expected contiguous strides that fit in int64; got sizes ", sizes,
+                ", where the stride of dim ", i - 1, " overflows");
   }
   refresh();
 }

@@ -23,8 +23,10 @@ TEST_CASE("numel overflow is an error, not a wrapped count", "[hardening]") {
   CHECK(starts_with(e, "[empty] expected a byte size that fits in int64"));
   e = error_of([&] { at::ones({1}).expand({int64_t(1) << 31, int64_t(1) << 31}).contiguous(); });
   CHECK(starts_with(e, "[empty] expected a byte size that fits in int64"));
-  // A zero size makes the sizes after it harmless, not the ones before it (as in libtorch).
-  at::Tensor z = at::empty({0, int64_t(1) << 62, 8});
+  // A zero size makes numel 0, but a stride after it must still fit: 8 * 2^62 does not (libtorch
+  // 2.15 raises too); with the zero last, every stride is 1.
+  CHECK(starts_with(error_of([&] { at::empty({0, int64_t(1) << 62, 8}); }), "[empty] expected contiguous strides"));
+  at::Tensor z = at::empty({1, int64_t(1) << 62, 0});
   CHECK(z.numel() == 0);
   CHECK(z.dim() == 3);
   CHECK(at::ones({1}).expand({0, big, big}).numel() == 0);
@@ -172,4 +174,38 @@ TEST_CASE("integer addmm rejects alpha/beta it cannot hold", "[hardening]") {
   at::Tensor a = at::ones({2, 2}, at::kLong);
   CHECK_THROWS_WITH(at::addmm(a, a, a, std::nan(""), 1), Catch::StartsWith("[Scalar] expected a value that int64 can hold"));
   CHECK(at::addmm(a, a, a, 2, 3).sum().item<int64_t>() == 4 * (2 + 3 * 2));
+}
+
+// Differences tools/difffuzz found against libtorch 2.15 (raise or not as libtorch does).
+TEST_CASE("difffuzz: strides that overflow, crops past the input, 0-dim index_select, linspace endpoints", "[hardening]") {
+  // A stride that does not fit raises even when a zero size makes numel 0; the product past the
+  // first dim is no stride.
+  const int64_t huge = 7493989779944505343LL;
+  CHECK(starts_with(error_of([&] { at::empty({0, huge, 2}); }), "[empty] expected contiguous strides that fit in int64"));
+  CHECK(starts_with(error_of([&] { at::empty({0, 0, 16, huge, 1}); }), "[empty] expected contiguous strides"));
+  CHECK(at::empty({huge, 0}).sizes().vec() == std::vector<int64_t>{huge, 0});
+  CHECK(at::empty({2, huge, 0}).numel() == 0);
+  // constant_pad_nd: a crop that removes more than the dim holds raises, even when the other side
+  // pads back; a pure crop never converts the value (uint8 with inf is fine then).
+  at::Tensor x = at::zeros({2, 3});
+  CHECK(starts_with(error_of([&] { at::constant_pad_nd(x, {-4, 5}); }), "[constant_pad_nd] expected the negative padding"));
+  CHECK(at::constant_pad_nd(x, {-3, 0}).sizes().vec() == std::vector<int64_t>{2, 0});
+  at::Tensor u = at::zeros({2, 3}, at::kByte);
+  CHECK(at::constant_pad_nd(u, {-1, 0}, INFINITY).sizes().vec() == std::vector<int64_t>{2, 2});
+  CHECK(starts_with(error_of([&] { at::constant_pad_nd(u, {1, 0}, INFINITY); }), "[Scalar] expected a value that uint8"));
+  // index_select of a 0-dim input takes exactly one index.
+  at::Tensor s = at::full({}, 5.0);
+  CHECK(at::index_select(s, 0, at::zeros({1}, at::kLong)).item<double>() == 5);
+  CHECK(starts_with(error_of([&] { at::index_select(s, 0, at::zeros({2}, at::kLong)); }), "[index_select] expected exactly one index"));
+  CHECK(starts_with(error_of([&] { at::index_select(s, 0, at::zeros({0}, at::kLong)); }), "[index_select] expected exactly one index"));
+  // one_hot of an empty input needs a positive num_classes.
+  at::Tensor e = at::empty({2, 0}, at::kLong);
+  CHECK(starts_with(error_of([&] { at::one_hot(e, 0); }), "[one_hot] expected a positive num_classes for an empty input"));
+  CHECK(starts_with(error_of([&] { at::one_hot(e, -1); }), "[one_hot] expected a positive num_classes for an empty input"));
+  CHECK(at::one_hot(e, 3).sizes().vec() == std::vector<int64_t>{2, 0, 3});
+  // linspace's endpoints must be values of the result dtype; arange's need not.
+  CHECK(starts_with(error_of([&] { at::linspace(1e300, 1, 3); }), "[Scalar] expected a value that float32 can hold"));
+  CHECK(starts_with(error_of([&] { at::linspace(1, 1e300, 3); }), "[Scalar] expected a value that float32 can hold"));
+  CHECK(at::linspace(1, 1e300, 3, at::kDouble).size(0) == 3);
+  CHECK(at::arange(-1e300, 0, 1e299).size(0) == 10);
 }

@@ -46,6 +46,9 @@ inline void check_range(const Tensor& idx, int64_t size, int64_t dim, const char
 inline int64_t check_index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   EMBER_CHECK(index.dim() <= 1, "[index_select] expected index to be a 0-D or 1-D tensor; got ", index.dim(), "-D of shape ",
               index.sizes());
+  // A 0-dim input has one element to pick: the result is 0-dim, so exactly one index is allowed.
+  EMBER_CHECK(self.dim() > 0 || index.numel() == 1, "[index_select] expected exactly one index for a 0-dim input; got ",
+              index.numel());
   return maybe_wrap_dim(dim, self.dim(), "index_select");
 }
 
@@ -98,11 +101,11 @@ inline std::vector<int64_t> check_masked_select(const Tensor& self, const Tensor
 /// hi = -1 when empty); returns the number of classes.
 inline int64_t check_one_hot(const Tensor& self, int64_t n, int64_t lo, int64_t hi, int64_t num_classes) {
   EMBER_CHECK(lo >= 0, "[one_hot] expected non-negative class values; got ", lo);
-  if (num_classes == -1) {
-    EMBER_CHECK(n > 0, "[one_hot] expected an explicit num_classes for an empty input; got -1, and there are no values ",
-                "to infer it from");
-    num_classes = hi + 1;
-  }
+  // An empty input has no values to infer the count from: it needs a positive num_classes
+  // (libtorch refuses 0 there too).
+  EMBER_CHECK(n > 0 || num_classes > 0, "[one_hot] expected a positive num_classes for an empty input; got ",
+              num_classes, ", and there are no values to infer it from");
+  if (num_classes == -1) num_classes = hi + 1;
   EMBER_CHECK(num_classes >= 0, "[one_hot] num_classes must be non-negative (or -1 to infer it); got ", num_classes);
   EMBER_CHECK_T(IndexError, hi < num_classes, "[one_hot] class value ", hi, " is out of range for num_classes ", num_classes);
   (void)self;
