@@ -91,10 +91,11 @@ Tensor arange_start(const Scalar& start, const Scalar& end, TensorOptions option
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOptions options) {
   EMBER_CHECK(steps >= 0, "[linspace] expected a non-negative number of steps; got ", steps);
   ScalarType dt = options.has_dtype() ? options.scalar_type() : get_default_dtype();
-  // The endpoints must be values of the result dtype (libtorch converts them checked, too).
+  // The endpoints in use must be values of the result dtype (libtorch converts them checked, too):
+  // start once there is a step, end once there are two.
   EMBER_DISPATCH_ALL(dt, "linspace", [&] {
-    (void)start.to<scalar_t>();
-    (void)end.to<scalar_t>();
+    if (steps >= 1) (void)start.to<scalar_t>();
+    if (steps >= 2) (void)end.to<scalar_t>();
   });
   Tensor out = at::empty({steps}, host(dt));
   const double a = start.toDouble(), b = end.toDouble();

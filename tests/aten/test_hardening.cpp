@@ -207,5 +207,9 @@ TEST_CASE("difffuzz: strides that overflow, crops past the input, 0-dim index_se
   CHECK(starts_with(error_of([&] { at::linspace(1e300, 1, 3); }), "[Scalar] expected a value that float32 can hold"));
   CHECK(starts_with(error_of([&] { at::linspace(1, 1e300, 3); }), "[Scalar] expected a value that float32 can hold"));
   CHECK(at::linspace(1, 1e300, 3, at::kDouble).size(0) == 3);
+  CHECK(at::linspace(0, 1e300, 1).item<float>() == 0);  // one step never reaches `end`
+  CHECK(at::linspace(1e300, 0, 0).numel() == 0);
+  CHECK(starts_with(error_of([&] { at::linspace(1e300, 0, 1); }), "[Scalar] expected a value that float32 can hold"));
+  CHECK(starts_with(error_of([&] { at::linspace(0, 1e10, 2, at::kInt); }), "[Scalar] expected a value that int32 can hold"));
   CHECK(at::arange(-1e300, 0, 1e299).size(0) == 10);
 }
