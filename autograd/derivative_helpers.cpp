@@ -6,6 +6,7 @@
 #include <ATen/Utils.h>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace torch::autograd {
 
@@ -551,6 +552,37 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_backward(const at::Ten
   }
   return {grad_input, grad_input_mask[1] && weight.defined() ? grad_weight : at::Tensor(),
           grad_input_mask[2] ? grad_bias : at::Tensor()};
+}
+
+at::Tensor logit_backward(const at::Tensor& grad, const at::Tensor& self, std::optional<double> eps) {
+  // x (1 - x) with a zero x as +0 (libtorch's sign of the infinite gradient at -0.0).
+  const at::Tensor g = grad / at::where(at::eq(self, 0), at::Scalar(0.0), self * (1 - self));
+  // Without eps, inputs outside [0, 1] (NaN results) get NaN; with eps, clamped inputs get 0.
+  const double lo = eps ? *eps : 0.0, hi = eps ? 1 - *eps : 1.0;
+  const at::Tensor outside = at::logical_or(at::lt(self, lo), at::gt(self, hi));
+  return g.masked_fill(outside, eps ? at::Scalar(0) : at::Scalar(std::numeric_limits<double>::quiet_NaN()));
+}
+
+at::Tensor sinc_backward(const at::Tensor& grad, const at::Tensor& self) {
+  // (cos(pi x) - sinc(x)) / x: no x^2 that underflows for tiny x.
+  const at::Tensor d = (at::cos(self * M_PI) - at::sinc(self)) / self;
+  return (grad * d).masked_fill(at::eq(self, 0), at::Scalar(0));
+}
+
+at::Tensor copysign_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& result) {
+  return (grad * result / self).masked_fill(at::eq(self, 0), at::Scalar(0));
+}
+
+at::Tensor fmax_fmin_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& other, bool is_max) {
+  // self's share: all of it where it is the result alone (the larger / smaller, or other is NaN),
+  // half where the two are equal.
+  const at::Tensor wins = at::logical_or(is_max ? at::gt(self, other) : at::lt(self, other), at::isnan(other));
+  return at::where(at::eq(self, other), grad / 2, grad.masked_fill(at::logical_not(wins), at::Scalar(0)));
+}
+
+at::Tensor xlogy_scalar_other_backward(const at::Tensor& grad, const at::Tensor& self, const at::Scalar& other) {
+  const at::Tensor g = at::xlogy(grad, other);
+  return other.toDouble() <= 0 ? g.masked_fill(at::eq(self, 0), at::Scalar(0)) : g;
 }
 
 }  // namespace torch::autograd::formulas

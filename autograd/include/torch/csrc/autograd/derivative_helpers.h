@@ -128,6 +128,16 @@ at::Tensor reciprocal_or_zero(const at::Tensor& d);
 /// Gradient of clamp: passes where min < self < max (open interval; NaN gets none).
 at::Tensor clamp_backward(const at::Tensor& grad, const at::Tensor& self, const std::optional<at::Scalar>& min,
                           const std::optional<at::Scalar>& max);
+/// logit: grad / (x (1 - x)); with eps, 0 where the input was clamped to [eps, 1 - eps].
+at::Tensor logit_backward(const at::Tensor& grad, const at::Tensor& self, std::optional<double> eps);
+/// sinc: (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 at x = 0.
+at::Tensor sinc_backward(const at::Tensor& grad, const at::Tensor& self);
+/// copysign: grad * sign change (result / self), 0 where self is 0.
+at::Tensor copysign_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& result);
+/// fmax / fmin with respect to self: the whole gradient where self is the result alone, half at ties.
+at::Tensor fmax_fmin_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& other, bool is_max);
+/// xlogy(self, scalar other) with respect to self: log(other), 0 where self is 0 and other <= 0.
+at::Tensor xlogy_scalar_other_backward(const at::Tensor& grad, const at::Tensor& self, const at::Scalar& other);
 at::Tensor silu_backward(const at::Tensor& grad, const at::Tensor& self);
 at::Tensor gelu_erf_backward(const at::Tensor& grad, const at::Tensor& self);
 at::Tensor gelu_tanh_backward(const at::Tensor& grad, const at::Tensor& self);
