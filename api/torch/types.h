@@ -2,6 +2,7 @@
 // torch:: sees all of at:: (Tensor, the operators, the dtypes), the standard optional under
 // libtorch's old names, and the fixed-width and short dtype spellings libtorch defines here.
 #include <ATen/ATen.h>
+#include <c10/util/Optional.h>
 #include <optional>
 
 namespace torch {

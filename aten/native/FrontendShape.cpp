@@ -30,16 +30,16 @@ Tensor& clip_(Tensor& self, const std::optional<Scalar>& min, const std::optiona
 Tensor type_as(const Tensor& self, const Tensor& other) { return self.to(other.options()); }
 
 Tensor new_zeros(const Tensor& self, IntArrayRef size, TensorOptions options) {
-  return at::zeros(size, options.merge_in(self.options()));
+  return at::zeros(size, self.options().merge_in(options));
 }
 Tensor new_ones(const Tensor& self, IntArrayRef size, TensorOptions options) {
-  return at::ones(size, options.merge_in(self.options()));
+  return at::ones(size, self.options().merge_in(options));
 }
 Tensor new_full(const Tensor& self, IntArrayRef size, const Scalar& fill_value, TensorOptions options) {
-  return at::full(size, fill_value, options.merge_in(self.options()));
+  return at::full(size, fill_value, self.options().merge_in(options));
 }
 Tensor new_empty(const Tensor& self, IntArrayRef size, TensorOptions options) {
-  return at::empty(size, options.merge_in(self.options()));
+  return at::empty(size, self.options().merge_in(options));
 }
 
 Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1) { return self.transpose(axis0, axis1); }

@@ -223,6 +223,12 @@ void loop_gemm(const Tensor& out, const Operand& a, const Operand& b, int64_t B,
 void gemm(const Tensor& out, const Tensor& a3, const Tensor& b3, double alpha, double beta) {
   const int64_t B = out.size(0), K = a3.size(2);
   if (out.numel() == 0) return;
+  // Floating products below double scale in float: alpha and beta must be float values (a NaN
+  // passes; 1e300 raises, as in libtorch).
+  if (isFloatingType(out.scalar_type()) && out.scalar_type() != kDouble) {
+    (void)c10::Scalar(alpha).to<float>();
+    (void)c10::Scalar(beta).to<float>();
+  }
   if (K == 0) {
     matmul_utils::scale_empty_sum(out, beta);
     return;

@@ -59,6 +59,28 @@ TEST_CASE("api spellings: names libtorch programs use", "[api]") {
   CHECK(u[3][2].item<float>() == 11.0f);
 }
 
+TEST_CASE("api spellings: TensorOptions::merge_in lets the argument's set fields win", "[api]") {
+  auto base = torch::TensorOptions().dtype(torch::kDouble).requires_grad(false);
+  auto merged = base.merge_in(torch::TensorOptions().dtype(torch::kInt));
+  CHECK(merged.dtype() == torch::kInt);
+  CHECK(merged.device() == torch::Device(torch::kCPU));
+  CHECK(base.merge_in(torch::TensorOptions()).dtype() == torch::kDouble);
+  CHECK(torch::zeros({2}, torch::kDouble).new_zeros({3}, torch::kInt).scalar_type() == torch::kInt);
+}
+
+TEST_CASE("api spellings: c10::optional names and what_without_backtrace", "[api]") {
+  c10::optional<int64_t> none = c10::nullopt;
+  CHECK_FALSE(none.has_value());
+  CHECK(c10::make_optional<int64_t>(3).value() == 3);
+  try {
+    torch::ones({2}).view({3});
+    FAIL("view to a different element count should raise");
+  } catch (const c10::Error& e) {
+    CHECK(std::string(e.what_without_backtrace()).rfind("[view]", 0) == 0);
+    CHECK(std::string(e.what_without_backtrace()) == e.what());
+  }
+}
+
 TEST_CASE("api spellings: a torch::data::Dataset through the loader", "[api]") {
   auto ds = Squares().map(torch::data::transforms::Stack<>());
   auto loader = torch::data::make_data_loader<torch::data::samplers::SequentialSampler>(std::move(ds), 2);

@@ -198,6 +198,18 @@ TEST_CASE("difffuzz: strides that overflow, crops past the input, 0-dim index_se
   CHECK(at::index_select(s, 0, at::zeros({1}, at::kLong)).item<double>() == 5);
   CHECK(starts_with(error_of([&] { at::index_select(s, 0, at::zeros({2}, at::kLong)); }), "[index_select] expected exactly one index"));
   CHECK(starts_with(error_of([&] { at::index_select(s, 0, at::zeros({0}, at::kLong)); }), "[index_select] expected exactly one index"));
+  // Floating addmm/baddbmm below double: alpha and beta must be float values (not when the
+  // result is empty; float64 takes any).
+  at::Tensor h = at::ones({2, 2}, at::kHalf), f = at::ones({2, 2});
+  CHECK(starts_with(error_of([&] { at::addmm(h, h, h, 1, 1e300); }), "[Scalar] expected a value that float32 can hold"));
+  CHECK(starts_with(error_of([&] { at::addmm(f, f, f, 1e39, 1); }), "[Scalar] expected a value that float32 can hold"));
+  CHECK(starts_with(error_of([&] { at::baddbmm(f.unsqueeze(0), f.unsqueeze(0), f.unsqueeze(0), 1, 1e300); }), "[Scalar]"));
+  CHECK(at::addmm(at::ones({0, 2}, at::kHalf), at::ones({0, 2}, at::kHalf), h, 1, 1e300).numel() == 0);
+  CHECK(std::isinf(at::addmm(f.to(at::kDouble), f.to(at::kDouble), f.to(at::kDouble), 1, 1e300).select(0, 0).select(0, 0).item<double>()) == false);
+  // scatter_ with a 0-dim index needs one src element.
+  at::Tensor t5 = at::zeros({5}, at::kDouble);
+  CHECK(starts_with(error_of([&] { t5.scatter_(0, at::zeros({}, at::kLong), at::empty({0}, at::kDouble)); }),
+                    "[scatter_] expected a src with at least the index's one element"));
   // one_hot of an empty input needs a positive num_classes.
   at::Tensor e = at::empty({2, 0}, at::kLong);
   CHECK(starts_with(error_of([&] { at::one_hot(e, 0); }), "[one_hot] expected a positive num_classes for an empty input"));

@@ -68,6 +68,12 @@ TEST_CASE("searchsorted: scalars, mixed dtypes, lines, sorter, empty and strided
   auto order = torch::tensor({1, 2, 0});
   CHECK(int_values(at::searchsorted(uns, torch::tensor({0, 2, 3, 6}), false, false, std::nullopt, order)) == Longs{0, 1, 1, 3});
   CHECK(int_values(at::searchsorted(uns, torch::tensor({0, 2, 3, 6}), false, true, std::nullopt, order)) == Longs{0, 1, 2, 3});
+  // A sorter per line (libtorch values): each line reads its own sorter row.
+  auto seq3 = torch::tensor({3., 1., 2., 6., 5., 4., 9., 7., 8.}).view({3, 3});
+  auto sorter3 = torch::tensor({1, 2, 0, 2, 1, 0, 1, 2, 0}).view({3, 3});
+  auto v3 = torch::tensor({2.5, 0.5, 4.5, 6.5, 8.5, 7.0}).view({3, 2});
+  CHECK(int_values(at::searchsorted(seq3, v3, false, false, std::nullopt, sorter3)) == Longs{2, 0, 1, 3, 2, 0});
+  CHECK(int_values(at::searchsorted(seq3, v3, false, true, std::nullopt, sorter3)) == Longs{2, 0, 1, 3, 2, 1});
   // Empty values, empty sequence, 0-dim value.
   CHECK(at::searchsorted(torch::tensor({1, 3, 5}), at::empty({0}, at::kLong)).numel() == 0);
   CHECK(int_values(at::searchsorted(at::empty({0}, at::kLong), torch::tensor({1, 2}))) == Longs{0, 0});

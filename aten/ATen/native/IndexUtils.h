@@ -57,6 +57,10 @@ inline void check_gather_scatter(const char* op, const Tensor& self, int64_t dim
   EMBER_CHECK(index.dim() == self.dim() || (index.dim() <= 1 && self.dim() <= 1), "[", op,
               "] expected index and self to have the same number of dims; got index ", index.sizes(), " and self ",
               self.sizes());
+  // A 0-dim index is one element: src must have one to give.
+  if (src && index.dim() == 0)
+    EMBER_CHECK(src->numel() >= 1, "[", op, "] expected a src with at least the index's one element; got src ",
+                src->sizes());
   for (int64_t d = 0; d < index.dim(); ++d) {
     EMBER_CHECK(d == dim || index.size(d) <= (self.dim() == 0 ? 1 : self.size(d)), "[", op, "] expected index sizes ",
                 index.sizes(), " to be at most self's sizes ", self.sizes(), " in every dim except ", dim);

@@ -52,14 +52,15 @@ struct TensorOptions {
   std::optional<bool> requires_grad_opt() const { return requires_grad_; }
   std::optional<bool> pinned_memory_opt() const { return pinned_; }
   std::optional<MemoryFormat> memory_format_opt() const { return memory_format_; }
-  /// Fills the fields this one leaves unset from `o`.
+  /// These options with every field `o` sets replaced by `o`'s (libtorch's rule).
   TensorOptions merge_in(const TensorOptions& o) const {
     auto r = *this;
-    if (!r.dtype_) r.dtype_ = o.dtype_;
-    if (!r.device_) r.device_ = o.device_;
-    if (!r.layout_) r.layout_ = o.layout_;
-    if (!r.requires_grad_) r.requires_grad_ = o.requires_grad_;
-    if (!r.pinned_) r.pinned_ = o.pinned_;
+    if (o.dtype_) r.dtype_ = o.dtype_;
+    if (o.device_) r.device_ = o.device_;
+    if (o.layout_) r.layout_ = o.layout_;
+    if (o.requires_grad_) r.requires_grad_ = o.requires_grad_;
+    if (o.pinned_) r.pinned_ = o.pinned_;
+    if (o.memory_format_) r.memory_format_ = o.memory_format_;
     return r;
   }
 

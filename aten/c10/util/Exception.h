@@ -17,6 +17,9 @@ class Error : public std::exception {
   const char* what() const noexcept override { return msg_.c_str(); }
   /// The message without any context (libtorch API).
   const std::string& msg() const { return msg_; }
+  /// libtorch's what() may append a C++ backtrace and this leaves it out; Ember's messages never
+  /// carry one, so both give the message.
+  const char* what_without_backtrace() const noexcept { return msg_.c_str(); }
  private:
   std::string msg_;
 };
