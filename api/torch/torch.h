@@ -14,6 +14,7 @@
 #include <torch/nn/loss.h>
 #include <torch/nn/embedding.h>
 #include <torch/nn/fold.h>
+#include <torch/nn/distance.h>
 #include <torch/nn/linear.h>
 #include <torch/nn/padding.h>
 #include <torch/nn/upsampling.h>
