@@ -13,6 +13,7 @@
 #include <torch/nn/rnn.h>
 #include <torch/autograd.h>
 #include <torch/nn/init.h>
+#include <ATen/native/cpu/LstmCell.h>
 #include <cmath>
 #include <ostream>
 #include <string>
@@ -93,12 +94,13 @@ std::vector<at::Tensor> gate_chunks(const at::Tensor& gates, int64_t count) {
 // single node: the forward is the same arithmetic without recording; the backward walks the
 // steps back computing only dh / dc per step, then gets dW_ih, dW_hh, the input gradient and the
 // bias gradient from one matrix product each over all steps. Its backward is not differentiable
-// again (create_graph raises). tests/nn/test_rnn.cpp checks both paths against libtorch (the
-// packed cases with unequal lengths and the projections take the composed one) and the fused one
-// against LSTMCell steps.
+// again (create_graph raises). On the CPU (float, double) the steps are fused further: see Note
+// [Fused LSTM steps on the CPU]; other devices run the ops below. tests/nn/test_rnn.cpp checks both
+// paths against libtorch (the packed cases with unequal lengths and the projections take the
+// composed one) and the fused one against LSTMCell steps, in float64 and float32.
 
-// The forward recurrence of LstmDirection (also run alone when no gradient is recorded): fills
-// the activated gates, cell states and hidden states of every step, indexed by time.
+// The forward recurrence of LstmDirection on other devices (also run alone when no gradient is
+// recorded): fills the activated gates, cell states and hidden states of every step, indexed by time.
 void lstm_direction_steps(const at::Tensor& rows, const at::Tensor& h0, const at::Tensor& c0, const at::Tensor& w_ih,
                           const at::Tensor& w_hh, const at::Tensor& b_ih, const at::Tensor& b_hh, int64_t steps,
                           bool reverse, std::vector<at::Tensor>& gates, std::vector<at::Tensor>& cells,
@@ -124,21 +126,97 @@ void lstm_direction_steps(const at::Tensor& rows, const at::Tensor& h0, const at
   }
 }
 
+// Note [Fused LSTM steps on the CPU]
+// On the CPU a step is one matrix product h_prev W_hh^T (into a fresh [n, 4H] block, with W_hh^T
+// made contiguous once per direction: oneDNN multiplies a row-major right operand faster) and one
+// pass of at::native::cpu::lstm_cell_forward that adds the input projection and computes the gates,
+// c, tanh(c) and h. Everything a step writes goes into buffers allocated once per direction,
+// as blocks of n rows: states (h and c) in (steps + 1) slots, the initial state in slot 0 (forward
+// direction) or slot `steps` (reverse), so that the rows of the states before every step, in time
+// order, are one contiguous block (the right operand of dW_hh), and so are the outputs. The
+// backward's per-step arithmetic is one pass of lstm_cell_backward, its per-step product
+// d_gates W_hh. The activated gates overwrite the input projection they come from. Without a
+// gradient to record, tanh(c) and c live in one or two blocks reused at every step.
+struct LstmTrace {
+  at::Tensor gates;   // [steps * n, 4H] activated gates (i, f, g, o), time-indexed, over the input projection
+  at::Tensor tanh_c;  // [steps * n, H] tanh of each step's c, time-indexed; [n, H] without keep
+  at::Tensor hs;      // [(steps + 1) * n, H] hidden state slots
+  at::Tensor cs;      // [(steps + 1) * n, H] cell state slots; two alternating [n, H] blocks without keep
+};
+
+bool lstm_cpu_fusable(const at::Tensor& rows, const at::Tensor& h0, const at::Tensor& c0, const at::Tensor& w_ih,
+                      const at::Tensor& w_hh, const at::Tensor& b_ih, const at::Tensor& b_hh) {
+  if (!at::native::cpu::lstm_cell_supported(rows)) return false;
+  for (const at::Tensor* t : {&h0, &c0, &w_ih, &w_hh, &b_ih, &b_hh})
+    if (t->defined() && (!t->is_cpu() || t->scalar_type() != rows.scalar_type())) return false;
+  return true;
+}
+
+at::Tensor rows_block(const at::Tensor& t, int64_t index, int64_t n) { return t.narrow(0, index * n, n); }
+
+// Slots of Note [Fused LSTM steps on the CPU]: the state step t reads and the one it writes.
+int64_t prev_slot(int64_t t, bool reverse) { return reverse ? t + 1 : t; }
+int64_t state_slot(int64_t t, bool reverse) { return reverse ? t : t + 1; }
+
+void lstm_direction_cpu(const at::Tensor& rows, const at::Tensor& h0, const at::Tensor& c0, const at::Tensor& w_ih,
+                        const at::Tensor& w_hh, const at::Tensor& b_ih, const at::Tensor& b_hh, int64_t steps,
+                        bool reverse, bool keep, LstmTrace& tr) {
+  const int64_t n = h0.size(0), hidden = w_hh.size(1);
+  const at::Tensor projected = at::linear(rows, w_ih, b_ih.defined() ? b_ih + b_hh : at::Tensor()).contiguous();
+  const at::Tensor w_hh_t = w_hh.t().contiguous();
+  const auto opts = h0.options();
+  tr.gates = projected;  // each step's block is activated in place
+  tr.tanh_c = at::empty({(keep ? steps : 1) * n, hidden}, opts);
+  tr.hs = at::empty({(steps + 1) * n, hidden}, opts);
+  tr.cs = at::empty({(keep ? steps + 1 : 2) * n, hidden}, opts);
+  const int64_t first = reverse ? steps : 0;
+  rows_block(tr.hs, first, n).copy_(h0);
+  rows_block(tr.cs, keep ? first : 0, n).copy_(c0);
+  for (int64_t k = 0; k < steps; ++k) {
+    const int64_t t = reverse ? steps - 1 - k : k;
+    const int64_t prev = prev_slot(t, reverse), slot = state_slot(t, reverse);
+    const at::Tensor hh = at::mm(rows_block(tr.hs, prev, n), w_hh_t);
+    at::native::cpu::lstm_cell_forward(rows_block(projected, t, n), hh, rows_block(tr.cs, keep ? prev : k % 2, n),
+                                       rows_block(tr.gates, t, n), rows_block(tr.cs, keep ? slot : (k + 1) % 2, n),
+                                       rows_block(tr.tanh_c, keep ? t : 0, n), rows_block(tr.hs, slot, n));
+  }
+}
+
+// The hidden states every step wrote, time-indexed: a view of the trace's state slots.
+at::Tensor lstm_trace_outputs(const LstmTrace& tr, int64_t steps, int64_t n, bool reverse) {
+  return tr.hs.narrow(0, (reverse ? 0 : 1) * n, steps * n);
+}
+
 struct LstmDirection : torch::autograd::Function<LstmDirection> {
   static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx, const at::Tensor& rows,
                                                 const at::Tensor& h0, const at::Tensor& c0, const at::Tensor& w_ih,
                                                 const at::Tensor& w_hh, const at::Tensor& b_ih, const at::Tensor& b_hh,
                                                 int64_t steps, bool reverse) {
+    ctx->saved_data["reverse"] = reverse;
+    ctx->saved_data["bias"] = b_ih.defined();
+    ctx->save_for_backward({rows, h0, c0, w_ih, w_hh});
+    if (lstm_cpu_fusable(rows, h0, c0, w_ih, w_hh, b_ih, b_hh)) {
+      // See Note [Fused LSTM steps on the CPU].
+      LstmTrace tr;
+      lstm_direction_cpu(rows, h0, c0, w_ih, w_hh, b_ih, b_hh, steps, reverse, /*keep=*/true, tr);
+      ctx->saved_data["fused"] = true;
+      ctx->saved_data["gates"] = tr.gates;
+      ctx->saved_data["tanh_c"] = tr.tanh_c;
+      ctx->saved_data["hs"] = tr.hs;
+      ctx->saved_data["cs"] = tr.cs;
+      const int64_t n = h0.size(0), last = reverse ? 0 : steps;
+      // Fresh tensors for the outputs, so that the saved buffers hold no output.
+      return {lstm_trace_outputs(tr, steps, n, reverse).clone(), rows_block(tr.hs, last, n).clone(),
+              rows_block(tr.cs, last, n).clone()};
+    }
     std::vector<at::Tensor> gates, cells, hs;
     lstm_direction_steps(rows, h0, c0, w_ih, w_hh, b_ih, b_hh, steps, reverse, gates, cells, hs);
     const at::Tensor& h = hs[reverse ? 0 : steps - 1];
     const at::Tensor& c = cells[reverse ? 0 : steps - 1];
+    ctx->saved_data["fused"] = false;
     ctx->saved_data["gates"] = gates;
     ctx->saved_data["cells"] = cells;
     ctx->saved_data["hs"] = hs;
-    ctx->saved_data["reverse"] = reverse;
-    ctx->saved_data["bias"] = b_ih.defined();
-    ctx->save_for_backward({rows, h0, c0, w_ih, w_hh});
     // Fresh tensors for the outputs, so that the saved lists hold no output (no reference cycle).
     return {at::cat(hs, 0), h.clone(), c.clone()};
   }
@@ -147,6 +225,7 @@ struct LstmDirection : torch::autograd::Function<LstmDirection> {
                                                  torch::autograd::variable_list grads) {
     EMBER_CHECK(!at::GradMode::is_enabled(),
                 "[LSTM] the LSTM layer's backward cannot be differentiated again (create_graph=true)");
+    if (ctx->saved_data["fused"].toBool()) return backward_cpu(ctx, grads);
     const auto gates = ctx->saved_data["gates"].toTensorVector();
     const auto cells = ctx->saved_data["cells"].toTensorVector();
     const auto hs = ctx->saved_data["hs"].toTensorVector();
@@ -192,6 +271,47 @@ struct LstmDirection : torch::autograd::Function<LstmDirection> {
             at::Tensor(),
             at::Tensor()};
   }
+
+  // See Note [Fused LSTM steps on the CPU].
+  static torch::autograd::variable_list backward_cpu(torch::autograd::AutogradContext* ctx,
+                                                     const torch::autograd::variable_list& grads) {
+    const at::Tensor gates = ctx->saved_data["gates"].toTensor(), tanh_c = ctx->saved_data["tanh_c"].toTensor();
+    const at::Tensor hs = ctx->saved_data["hs"].toTensor(), cs = ctx->saved_data["cs"].toTensor();
+    const bool reverse = ctx->saved_data["reverse"].toBool();
+    const bool bias = ctx->saved_data["bias"].toBool();
+    const auto saved = ctx->get_saved_variables();
+    const at::Tensor &rows = saved[0], &h0 = saved[1], &w_ih = saved[3], &w_hh = saved[4];
+    const int64_t n = h0.size(0), hidden = w_hh.size(1), steps = gates.size(0) / n;
+    const auto opts = h0.options();
+    const at::Tensor d_out = grads[0].defined() ? grads[0].contiguous() : at::Tensor();
+    at::Tensor dh = grads[1].defined() ? grads[1].contiguous() : at::zeros({n, hidden}, opts);
+    // dc is updated in place: a copy of the incoming gradient.
+    at::Tensor dc = at::empty({n, hidden}, opts);
+    if (grads[2].defined()) dc.copy_(grads[2]);
+    else dc.zero_();
+    const at::Tensor d_all = at::empty({steps * n, 4 * hidden}, opts);
+    const at::Tensor w_hh_c = w_hh.contiguous();
+    for (int64_t k = steps - 1; k >= 0; --k) {
+      const int64_t t = reverse ? steps - 1 - k : k;
+      const at::Tensor d_gates = rows_block(d_all, t, n);
+      at::native::cpu::lstm_cell_backward(rows_block(gates, t, n), rows_block(cs, prev_slot(t, reverse), n),
+                                          rows_block(tanh_c, t, n), dh,
+                                          d_out.defined() ? rows_block(d_out, t, n) : at::Tensor(), dc, d_gates);
+      dh = at::mm(d_gates, w_hh_c);
+    }
+    const at::Tensor d_all_t = d_all.t();
+    const at::Tensor h_prev = hs.narrow(0, (reverse ? 1 : 0) * n, steps * n);
+    at::Tensor d_bias = bias ? d_all.sum(0) : at::Tensor();
+    return {ctx->needs_input_grad(0) ? at::mm(d_all, w_ih) : at::Tensor(),
+            dh,
+            dc,
+            at::mm(d_all_t, rows),
+            at::mm(d_all_t, h_prev),
+            d_bias,
+            bias ? d_bias.clone() : at::Tensor(),
+            at::Tensor(),
+            at::Tensor()};
+  }
 };
 
 std::vector<int64_t> int64_values(const at::Tensor& t) {
@@ -224,6 +344,13 @@ DirectionResult run_direction(CellKind kind, const DirectionWeights& w, const at
     if (at::GradMode::is_enabled()) {
       auto out = LstmDirection::apply(rows, h0, c0, w.w_ih, w.w_hh, w.b_ih, w.b_hh, steps, reverse);
       return {out[0], out[1], out[2]};
+    }
+    if (lstm_cpu_fusable(rows, h0, c0, w.w_ih, w.w_hh, w.b_ih, w.b_hh)) {
+      LstmTrace tr;
+      lstm_direction_cpu(rows, h0, c0, w.w_ih, w.w_hh, w.b_ih, w.b_hh, steps, reverse, /*keep=*/false, tr);
+      const int64_t n = h0.size(0);
+      return {lstm_trace_outputs(tr, steps, n, reverse), rows_block(tr.hs, reverse ? 0 : steps, n).clone(),
+              rows_block(tr.cs, steps % 2, n).clone()};
     }
     std::vector<at::Tensor> gates, cells, hs;
     lstm_direction_steps(rows, h0, c0, w.w_ih, w.w_hh, w.b_ih, w.b_hh, steps, reverse, gates, cells, hs);

@@ -321,6 +321,69 @@ TEST_CASE("LSTM training gradients equal those of LSTMCell steps, both direction
   }
 }
 
+TEST_CASE("LSTM in float32 on the CPU: the fused steps against LSTMCell steps", "[nn][rnn]") {
+  // Note [Fused LSTM steps on the CPU] and Note [LSTM gate activations in float]: hidden size 13
+  // runs one full group of 8 units and a masked group of 5; the cells run the composed ops.
+  LSTM layer(LSTMOptions(7, 13).bidirectional(true));
+  LSTMCell fwd(7, 13), bwd(7, 13);
+  {
+    torch::NoGradGuard g;
+    int k = 10;
+    for (auto& p : layer->named_parameters()) p.value().copy_(fill(p.value().sizes(), k++) * 2);
+    auto p = layer->named_parameters();
+    for (const char* n : {"weight_ih", "weight_hh", "bias_ih", "bias_hh"}) {
+      fwd->named_parameters()[n].copy_(p[std::string(n) + "_l0"]);
+      bwd->named_parameters()[n].copy_(p[std::string(n) + "_l0_reverse"]);
+    }
+  }
+  auto x = (fill({5, 3, 7}, 1) * 3).to(torch::kFloat).requires_grad_(true);
+  auto h0 = fill({2, 3, 13}, 2).to(torch::kFloat).requires_grad_(true);
+  auto c0 = (fill({2, 3, 13}, 3) * 4).to(torch::kFloat).requires_grad_(true);
+  auto [y, hc] = layer->forward(x, std::make_tuple(h0, c0));
+  loss_of(y, std::get<0>(hc), std::get<1>(hc)).backward({}, /*retain_graph=*/true);
+
+  auto x2 = x.detach().clone().requires_grad_(true);
+  auto h02 = h0.detach().clone().requires_grad_(true), c02 = c0.detach().clone().requires_grad_(true);
+  std::vector<torch::Tensor> outs_f(5), outs_b(5);
+  std::tuple<torch::Tensor, torch::Tensor> sf{h02[0], c02[0]}, sb{h02[1], c02[1]};
+  for (int64_t t = 0; t < 5; ++t) {
+    sf = fwd->forward(x2[t], sf);
+    outs_f[t] = std::get<0>(sf);
+    sb = bwd->forward(x2[4 - t], sb);
+    outs_b[4 - t] = std::get<0>(sb);
+  }
+  auto y2 = torch::cat({torch::stack(outs_f), torch::stack(outs_b)}, 2);
+  auto hn2 = torch::stack({std::get<0>(sf), std::get<0>(sb)});
+  auto cn2 = torch::stack({std::get<1>(sf), std::get<1>(sb)});
+  CHECK(torch::allclose(y, y2, 1e-5, 1e-6));
+  CHECK(torch::allclose(std::get<0>(hc), hn2, 1e-5, 1e-6));
+  CHECK(torch::allclose(std::get<1>(hc), cn2, 1e-5, 1e-6));
+  loss_of(y2, hn2, cn2).backward();
+  CHECK(torch::allclose(x.grad(), x2.grad(), 1e-4, 1e-5));
+  CHECK(torch::allclose(h0.grad(), h02.grad(), 1e-4, 1e-5));
+  CHECK(torch::allclose(c0.grad(), c02.grad(), 1e-4, 1e-5));
+  auto p = layer->named_parameters();
+  for (const char* n : {"weight_ih", "weight_hh", "bias_ih", "bias_hh"}) {
+    INFO(n);
+    CHECK(torch::allclose(p[std::string(n) + "_l0"].grad(), fwd->named_parameters()[n].grad(), 1e-4, 1e-5));
+    CHECK(torch::allclose(p[std::string(n) + "_l0_reverse"].grad(), bwd->named_parameters()[n].grad(), 1e-4, 1e-5));
+  }
+
+  SECTION("a second backward through the retained graph gives the same gradients") {
+    const auto gx = x.grad().clone(), gw = p["weight_hh_l0"].grad().clone();
+    loss_of(y, std::get<0>(hc), std::get<1>(hc)).backward();
+    CHECK(torch::allclose(x.grad(), gx * 2, 1e-6, 0));
+    CHECK(torch::allclose(p["weight_hh_l0"].grad(), gw * 2, 1e-6, 0));
+  }
+  SECTION("without grad mode the same steps give the same values") {
+    torch::NoGradGuard g;
+    auto [y3, hc3] = layer->forward(x, std::make_tuple(h0, c0));
+    CHECK(torch::equal(y3, y));
+    CHECK(torch::equal(std::get<0>(hc3), std::get<0>(hc)));
+    CHECK(torch::equal(std::get<1>(hc3), std::get<1>(hc)));
+  }
+}
+
 TEST_CASE("RNN layers: parameters, initialisation, printing", "[nn][rnn]") {
   SECTION("names and shapes in libtorch's order") {
     LSTM m(LSTMOptions(3, 4).num_layers(2).bidirectional(true).proj_size(2));

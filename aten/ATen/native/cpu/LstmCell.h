@@ -1,0 +1,26 @@
+#pragma once
+// The per-step gate arithmetic of an LSTM on the CPU as single passes (kernels/cpu/rnn.cpp), for
+// the fused LSTM direction of torch::nn::LSTM (see Note [Fused LSTM direction] in
+// api/src/nn_rnn.cpp). Every tensor is a contiguous [n, H] or [n, 4H] block (gates in the order
+// i, f, g, o) of one dtype, float or double; outputs are written in place.
+#include <ATen/ATen.h>
+
+namespace at::native::cpu {
+
+/// True when the fused steps below take tensors of this device and dtype (CPU, float or double).
+bool lstm_cell_supported(const Tensor& t);
+
+/// One forward step: pre = x_proj + hh (the input projection with its biases, and h_prev W_hh^T);
+/// gates = (sigmoid, sigmoid, tanh, sigmoid) of pre; c = f * c_prev + i * g; tanh_c = tanh(c);
+/// h = o * tanh_c. gates may be x_proj itself (each element is read before it is written). For
+/// float the activations are the kernel's own (Note [LSTM gate activations in float], rnn.cpp).
+void lstm_cell_forward(const Tensor& x_proj, const Tensor& hh, const Tensor& c_prev, const Tensor& gates,
+                       const Tensor& c, const Tensor& tanh_c, const Tensor& h);
+
+/// One backward step from the saved activated gates, c_prev and tanh(c): with dh = dh + d_out
+/// (d_out may be undefined), dc += dh * o * (1 - tanh_c^2), writes the pre-activation gate
+/// gradients into d_gates and leaves dc * f in dc (the carry to the previous step).
+void lstm_cell_backward(const Tensor& gates, const Tensor& c_prev, const Tensor& tanh_c, const Tensor& dh,
+                        const Tensor& d_out, const Tensor& dc, const Tensor& d_gates);
+
+}  // namespace at::native::cpu
