@@ -3,6 +3,7 @@
 #include <torch/csrc/autograd/derivative_helpers.h>
 #include <ATen/core/Dispatcher.h>
 #include <ATen/TensorIterator.h>
+#include <ATen/native/cpu/BatchNorm.h>
 #include <ATen/Utils.h>
 #include <algorithm>
 #include <cmath>
@@ -524,6 +525,12 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_backward(const at::Ten
                                                                    const at::Tensor& save_invstd, double eps,
                                                                    std::array<bool, 3> grad_input_mask) {
   if (!grad.defined()) return {};
+  // See Note [Batch norm passes on the CPU] (aten/native/Normalization.cpp): two passes per channel.
+  if (!at::GradMode::is_enabled() && at::native::cpu::batch_norm_supported(input) && grad.is_cpu() &&
+      grad.scalar_type() == input.scalar_type() && grad.sizes() == input.sizes() && save_mean.defined() &&
+      save_mean.scalar_type() == input.scalar_type() && save_invstd.scalar_type() == input.scalar_type() &&
+      (!weight.defined() || (weight.is_cpu() && weight.scalar_type() == input.scalar_type())))
+    return at::native::cpu::batch_norm_backward(grad, input, weight, save_mean, save_invstd, grad_input_mask);
   const int64_t dim = input.dim(), channels = input.size(1);
   std::vector<int64_t> dims{0};  // every dim but the channels
   for (int64_t d = 2; d < dim; ++d) dims.push_back(d);

@@ -4,6 +4,8 @@
 // layer_norm, group_norm and instance_norm.
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/core/GradMode.h>
+#include <ATen/native/cpu/BatchNorm.h>
+#include <cmath>
 #include <vector>
 
 namespace at::native {
@@ -42,6 +44,28 @@ const std::vector<int64_t> first{0}, last{2};  // dims of (N, C) and (N, groups 
 // n / (n - 1): the factor from the biased to the unbiased variance.
 double unbiased_factor(int64_t n) { return static_cast<double>(n) / static_cast<double>(n - 1); }
 
+// Note [Batch norm passes on the CPU]
+// On the CPU a contiguous float or double input (the common case) skips the composed reductions
+// (mean, then var: several passes over the whole input and full-size temporaries): its per-channel
+// statistics come from at::native::cpu::batch_norm_stats (double sums, each channel read twice
+// while it is in cache), the output from one pass x * scale + shift, the running variance from
+// the same statistics, and the backward from two passes per channel (batch_norm_backward in
+// autograd/derivative_helpers.cpp). Other devices, layouts and dtypes, and the double backward,
+// keep the composed ops.
+bool batch_norm_cpu_passes(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  if (!cpu::batch_norm_supported(input)) return false;
+  for (const Tensor* t : {&weight, &bias})
+    if (t->defined() && (!t->is_cpu() || t->scalar_type() != input.scalar_type())) return false;
+  return true;
+}
+
+// A per-channel vector of doubles as a tensor of `like`'s dtype and device.
+Tensor per_channel(const std::vector<double>& v, const Tensor& like) {
+  Tensor d = at::empty({static_cast<int64_t>(v.size())}, TensorOptions().dtype(kDouble));
+  std::copy(v.begin(), v.end(), d.data_ptr<double>());
+  return d.to(like.options());
+}
+
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> batch_norm_train_aten(const Tensor& input, const std::optional<Tensor>& weight_opt,
@@ -57,6 +81,16 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_train_aten(const Tensor& input, co
   const int64_t channels = input.size(1);
   check_per_channel(weight, channels, "_native_batch_norm_legit", "weight");
   check_per_channel(bias, channels, "_native_batch_norm_legit", "bias");
+  if (batch_norm_cpu_passes(input, weight, bias)) {
+    // See Note [Batch norm passes on the CPU].
+    std::vector<double> m, v;
+    cpu::batch_norm_stats(input, m, v);
+    for (double& x : v) x = 1.0 / std::sqrt(x + eps);
+    const Tensor mean = per_channel(m, input), invstd = per_channel(v, input);
+    const Tensor scale = weight.defined() ? invstd * weight : invstd;
+    const Tensor shift = bias.defined() ? bias - mean * scale : -(mean * scale);
+    return {cpu::batch_norm_apply(input, scale, shift), mean, invstd};
+  }
   const auto dims = non_channel_dims(input.dim());
   const Tensor mean = input.mean(dims);
   const Tensor invstd = at::var(input, dims, /*unbiased=*/false).add(eps).rsqrt();
@@ -88,7 +122,15 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
     if (running_mean.defined()) update_running(running_mean, std::get<1>(r), momentum);
     if (running_var.defined()) {
       at::NoGradGuard no_grad;
-      update_running(running_var, at::var(input.detach(), non_channel_dims(input.dim()), /*unbiased=*/true), momentum);
+      if (batch_norm_cpu_passes(input, weight, bias)) {
+        std::vector<double> m, v;
+        cpu::batch_norm_stats(input, m, v);
+        const double factor = unbiased_factor(input.numel() / channels);
+        for (double& x : v) x *= factor;
+        update_running(running_var, per_channel(v, input), momentum);
+      } else {
+        update_running(running_var, at::var(input.detach(), non_channel_dims(input.dim()), /*unbiased=*/true), momentum);
+      }
     }
     return r;
   }

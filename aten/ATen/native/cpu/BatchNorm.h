@@ -1,0 +1,30 @@
+#pragma once
+// Batch normalisation's passes on the CPU (kernels/cpu/batch_norm.cpp): per-channel statistics in
+// one read of each channel's values (a second read of the same, cache-resident channel for the
+// squared deviations), the normalisation in one more, and the backward in two (the per-channel
+// sums of dy and dy * (x - mean), then dx). Inputs are contiguous (N, C, ...) tensors of float or
+// double; every channel is one thread's work.
+#include <ATen/ATen.h>
+#include <array>
+#include <tuple>
+#include <vector>
+
+namespace at::native::cpu {
+
+/// True when the passes below take this input: on the CPU, float or double, contiguous, 2+ dims,
+/// not empty.
+bool batch_norm_supported(const Tensor& input);
+
+/// Per-channel mean and biased variance over every dim but 1, accumulated in double.
+void batch_norm_stats(const Tensor& input, std::vector<double>& mean, std::vector<double>& var);
+
+/// out = x * scale[c] + shift[c] per channel c (scale, shift: [C] tensors of the input's dtype).
+Tensor batch_norm_apply(const Tensor& input, const Tensor& scale, const Tensor& shift);
+
+/// The gradients of batch normalisation in training from the saved mean and invstd (weight may be
+/// undefined): (input, weight, bias) as grad_input_mask asks; grad must have the input's layout.
+std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                                       const Tensor& mean, const Tensor& invstd,
+                                                       std::array<bool, 3> grad_input_mask);
+
+}  // namespace at::native::cpu
