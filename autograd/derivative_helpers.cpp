@@ -592,4 +592,84 @@ at::Tensor xlogy_scalar_other_backward(const at::Tensor& grad, const at::Tensor&
   return other.toDouble() <= 0 ? g.masked_fill(at::eq(self, 0), at::Scalar(0)) : g;
 }
 
+at::Tensor mean_backward(const at::Tensor& grad, at::IntArrayRef sizes, at::OptionalIntArrayRef dims, bool keepdim) {
+  // Each output averaged the elements of the reduced dims (all of them for None or []).
+  int64_t count = 1;
+  if (!dims.has_value() || dims->empty()) {
+    count = numel_of(sizes);
+  } else {
+    for (int64_t d : *dims) {
+      if (!sizes.empty()) count *= sizes[static_cast<size_t>(at::maybe_wrap_dim(d, static_cast<int64_t>(sizes.size()), "mean"))];
+    }
+  }
+  return sum_backward(grad, sizes, dims, keepdim) / at::Scalar(static_cast<double>(count));
+}
+
+at::Tensor mse_loss_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& target, int64_t reduction) {
+  const at::Tensor diff = self - target;
+  at::Tensor g = grad * diff * 2;
+  if (reduction == at::Reduction::Mean) g = g / at::Scalar(static_cast<double>(diff.numel()));
+  return g;
+}
+
+at::Tensor i1_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& result) {
+  // I1'(x) = I0(x) - I1(x) / x, which tends to 1/2 at 0.
+  const at::Tensor zero = at::eq(self, 0);
+  const at::Tensor safe = at::where(zero, at::ones_like(self), self);
+  return grad * at::where(zero, at::full_like(self, 0.5), at::i0(self) - result / safe);
+}
+
+at::Tensor i1e_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& result) {
+  // (e^-|x| I1)' = I0e(x) - I1e(x) (sgn(x) + 1/x), which tends to 1/2 at 0.
+  const at::Tensor zero = at::eq(self, 0);
+  const at::Tensor safe = at::where(zero, at::ones_like(self), self);
+  // result / x rather than result * (1 / x): 1 / x overflows for denormal x, the quotient is ~1/2.
+  return grad * at::where(zero, at::full_like(self, 0.5),
+                          at::special_i0e(self) - result * at::sgn(self) - result / safe);
+}
+
+at::Tensor not_implemented_input(const char* op, const char* input) {
+  EMBER_CHECK(false, "[", op, "] expected no gradient to be needed for ", input,
+              ": its derivative is not implemented; got an input that requires grad");
+  return {};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> clamp_tensor_backward(const at::Tensor& grad, const at::Tensor& self,
+                                                                     const at::Tensor& min, const at::Tensor& max,
+                                                                     std::array<bool, 3> grad_input_mask) {
+  if (!grad.defined()) return {};
+  at::Tensor g_self, g_min, g_max;
+  if (min.defined() && max.defined()) {
+    // The weights libtorch 2.15 gives (measured case by case, NaN bounds included): with
+    // min > max the result is max and max takes everything; otherwise a bound takes the
+    // gradient where self passes it, and shares it half and half where self equals it and
+    // min < max; a NaN self keeps its gradient.
+    const auto dt = grad.scalar_type();
+    const at::Tensor ordered = at::le(min, max), strictly = at::lt(min, max);
+    const at::Tensor w_min = at::logical_and(at::lt(self, min), ordered).to(dt) +
+                             at::logical_and(at::eq(self, min), strictly).to(dt) * 0.5;
+    const at::Tensor w_max = at::gt(min, max).to(dt) + at::logical_and(at::gt(self, max), ordered).to(dt) +
+                             at::logical_and(at::eq(self, max), strictly).to(dt) * 0.5;
+    if (grad_input_mask[0]) {
+      const at::Tensor out = at::logical_or(at::logical_or(at::gt(min, max), at::lt(self, min)), at::gt(self, max));
+      const at::Tensor tie = at::logical_and(at::logical_or(at::eq(self, min), at::eq(self, max)), strictly);
+      at::Tensor w = at::where(out, at::Scalar(0.0), at::where(tie, at::Scalar(0.5), at::Scalar(1.0))).to(dt);
+      w = at::where(at::isnan(self), at::Scalar(1.0), w).to(dt);
+      g_self = grad * w;
+    }
+    if (grad_input_mask[1]) g_min = grad * w_min;
+    if (grad_input_mask[2]) g_max = grad * w_max;
+  } else if (min.defined()) {
+    // One bound is maximum / minimum, ties and NaN included.
+    if (grad_input_mask[0]) g_self = min_max_backward(grad, self, min, /*is_max=*/true);
+    if (grad_input_mask[1]) g_min = min_max_backward(grad, min, self, /*is_max=*/true);
+  } else if (max.defined()) {
+    if (grad_input_mask[0]) g_self = min_max_backward(grad, self, max, /*is_max=*/false);
+    if (grad_input_mask[2]) g_max = min_max_backward(grad, max, self, /*is_max=*/false);
+  } else if (grad_input_mask[0]) {
+    g_self = grad;
+  }
+  return {g_self, g_min, g_max};
+}
+
 }  // namespace torch::autograd::formulas

@@ -452,8 +452,9 @@ def generate(args):
             w.write(rel, line_directives(text, dpath, os.path.join(os.path.abspath(args.out), rel)))
         render("RegisterAutograd.cpp.j2", "src/RegisterAutograd.cpp", infos=infos)
         if args.tests:
+            # `grad: false` in ops.yaml: no generated gradient tests (hand-written ones instead).
             graded = [i for i in infos if i.node and i.node != "NotImplemented" and i.kind in ("functional", "inplace")
-                      and i.op.test]
+                      and i.op.test and (i.op.base or i.op).grad]
             for fam in sorted({i.op.family for i in graded}):
                 render("GradTests.cpp.j2", f"tests/grad_{fam}.cpp", fam_infos=[i for i in graded if i.op.family == fam])
         if missing and not args.quiet:
@@ -477,7 +478,7 @@ def generate(args):
         if args.derivatives:
             grad_infos = {i.op.full_name: i for i in infos
                           if i.node and i.node != "NotImplemented" and i.kind == "functional" and i.op.test
-                          and i.op.golden_grad is True}
+                          and i.op.golden_grad is True and i.op.grad}
         grad_infos.update(composite_grads)
         fams = []
         for fam in families:

@@ -369,6 +369,7 @@ class Op:
     layouts: object = True
     # True, or the reason libtorch's gradients are not this op's reference.
     golden_grad: object = True
+    golden_grad_tol: Optional[float] = None  # relative tolerance of the libtorch gradient comparison
     # True, or the reason a CUDA result is not comparable with the CPU's (the op reads storage
     # outside its input view, which a copy to the device does not carry).
     cuda_compare: object = True
@@ -394,7 +395,7 @@ class Op:
 
 KNOWN_KEYS = {"func", "variants", "pointwise", "dispatch", "composite", "samples", "dtypes", "promote",
               "wrapped", "family", "checks", "tol", "ref", "test", "__line__", "inplace", "out", "doc", "grad",
-              "require", "golden", "special", "layouts", "golden_grad", "cuda_compare"}
+              "require", "golden", "special", "layouts", "golden_grad", "golden_grad_tol", "cuda_compare"}
 
 
 def _dtypes(spec, where):
@@ -600,8 +601,11 @@ def parse_ops(path: str, text: Optional[str] = None):
         ok_reason = lambda v: v is True or (isinstance(v, str) and v.strip())
         if isinstance(sp, dict):
             sp = {k: v for k, v in sp.items() if k != "__line__"}
-            if not set(sp) <= {"floating", "integral"} or not all(ok_reason(v) for v in sp.values()):
-                raise GenError(f"{where}: special per kind is {{floating: true|reason, integral: true|reason}}")
+            # gradient: a reason to compute the special-value sample's gradients without comparing
+            # them with libtorch's (where libtorch's derivative at inf or NaN is an artefact).
+            if not set(sp) <= {"floating", "integral", "gradient"} or not all(ok_reason(v) for v in sp.values()) \
+                    or sp.get("gradient", "x") is True:
+                raise GenError(f"{where}: special per kind is {{floating: true|reason, integral: true|reason, gradient: reason}}")
         elif not ok_reason(sp):
             raise GenError(f"{where}: special is true, a string giving the reason the op skips special values, "
                            f"or {{floating: ..., integral: ...}}")
@@ -614,6 +618,12 @@ def parse_ops(path: str, text: Optional[str] = None):
         if gg is not True and not (isinstance(gg, str) and gg.strip()):
             raise GenError(f"{where}: golden_grad is true or a string giving the reason libtorch's gradients differ")
         op.golden_grad = gg
+        ggt = e.get("golden_grad_tol")
+        if ggt is not None:
+            if not (isinstance(ggt, dict) and isinstance(ggt.get("tol"), (int, float)) and isinstance(ggt.get("why"), str)
+                    and ggt["why"].strip() and set(ggt) <= {"tol", "why", "__line__"}):
+                raise GenError(f"{where}: golden_grad_tol is {{tol: <relative tolerance>, why: \"<reason libtorch's gradients are less exact>\"}}")
+            op.golden_grad_tol = float(ggt["tol"])
         cc = e.get("cuda_compare", True)
         if cc is not True and not (isinstance(cc, str) and cc.strip()):
             raise GenError(f"{where}: cuda_compare is true or a string giving the reason CUDA results differ from the CPU's")

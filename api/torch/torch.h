@@ -5,6 +5,7 @@
 #include <torch/cuda.h>
 #include <ATen/core/GradMode.h>
 #include <torch/autograd.h>
+#include <torch/special.h>
 #include <torch/nn.h>
 #include <torch/nn/normalization.h>
 #include <torch/nn/pooling.h>

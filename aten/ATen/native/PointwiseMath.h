@@ -386,8 +386,9 @@ EMBER_HOST_DEVICE inline double digamma_double(double x) {
   double result = 0.0;
   if (x < 0.0) {
     if (x == ::trunc(x)) return std::numeric_limits<double>::quiet_NaN();
-    // psi(1 - x) - psi(x) = pi / tan(pi x); tan of the reduced argument keeps precision.
-    const double r = x - ::floor(x);  // in (0, 1)
+    // psi(1 - x) - psi(x) = pi / tan(pi x); tan has period 1, and x minus its nearest integer is
+    // exact, so tiny negative x keep their precision (x - floor(x) would round to 1).
+    const double r = x - ::nearbyint(x);  // in [-1/2, 1/2]
     result = -pi / ::tan(pi * r);
     x = 1.0 - x;
   }
@@ -458,3 +459,4 @@ EMBER_HOST_DEVICE inline auto i0(T x) {
 }
 
 }  // namespace ember::pw
+#include <ATen/native/SpecialMath.h>

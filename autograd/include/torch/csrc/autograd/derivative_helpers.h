@@ -150,4 +150,18 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_backward(const at::Ten
                                                                    const at::Tensor& save_invstd, double eps,
                                                                    std::array<bool, 3> grad_input_mask);
 
+/// mean over dims (None or [] = all): the gradient spread evenly over the averaged elements.
+at::Tensor mean_backward(const at::Tensor& grad, at::IntArrayRef sizes, at::OptionalIntArrayRef dims, bool keepdim);
+/// mse_loss with respect to self: 2 (self - target) grad, divided by the element count for Mean.
+at::Tensor mse_loss_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& target, int64_t reduction);
+/// special_i1 and special_i1e; both derivatives are 1/2 at 0.
+at::Tensor i1_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& result);
+at::Tensor i1e_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& result);
+/// Raises: the derivative of op with respect to input is not implemented (called only when needed).
+at::Tensor not_implemented_input(const char* op, const char* input);
+/// clamp with tensor bounds, for (self, min, max); undefined bounds are missing ones.
+std::tuple<at::Tensor, at::Tensor, at::Tensor> clamp_tensor_backward(const at::Tensor& grad, const at::Tensor& self,
+                                                                     const at::Tensor& min, const at::Tensor& max,
+                                                                     std::array<bool, 3> grad_input_mask);
+
 }  // namespace torch::autograd::formulas

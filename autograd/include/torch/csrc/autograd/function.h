@@ -98,7 +98,7 @@ struct Node : std::enable_shared_from_this<Node> {
 struct NotImplemented : Node {
   explicit NotImplemented(std::string op, edge_list next = {}) : Node(std::move(next)), op_(std::move(op)) {}
   variable_list apply(variable_list&&) override;
-  std::string name() const override { return "NotImplemented"; }
+  std::string name() const override { return "torch::autograd::NotImplemented"; }
   std::string op_;
 };
 
