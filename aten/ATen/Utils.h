@@ -26,6 +26,13 @@ inline int64_t prod_sizes(IntArrayRef s) { int64_t n = 1; for (auto v : s) n *= 
 /// at::result_type for two tensors / a tensor and a scalar (torch.result_type).
 ScalarType result_type(const Tensor& a, const Tensor& b);
 ScalarType result_type(const Tensor& a, const Scalar& b);
+ScalarType result_type(const Scalar& a, const Tensor& b);
+ScalarType result_type(const Scalar& a, const Scalar& b);
+/// torch.promote_types: the smallest dtype both convert to without losing their category.
+ScalarType promote_types(ScalarType a, ScalarType b);
+/// torch.can_cast: whether the casting rules of in-place ops let a value of `from` be written
+/// into a tensor of `to` (not float into integral, not anything but bool into bool).
+bool can_cast(ScalarType from, ScalarType to);
 /// Global intra-op thread count (OpenMP).
 int get_num_threads();
 void set_num_threads(int n);

@@ -101,6 +101,10 @@ Scalar Tensor::item() const {
 
 ScalarType result_type(const Tensor& a, const Tensor& b) { return ember::result_type({&a, &b}, {}); }
 ScalarType result_type(const Tensor& a, const Scalar& b) { return ember::result_type({&a}, {b}); }
+ScalarType result_type(const Scalar& a, const Tensor& b) { return ember::result_type({&b}, {a}); }
+ScalarType result_type(const Scalar& a, const Scalar& b) { return ember::result_type({}, {a, b}); }
+ScalarType promote_types(ScalarType a, ScalarType b) { return c10::promoteTypes(a, b); }
+bool can_cast(ScalarType from, ScalarType to) { return ember::can_cast(from, to); }
 int get_num_threads() { return omp_get_max_threads(); }
 void set_num_threads(int n) {
   EMBER_CHECK(n > 0, "[set_num_threads] expected a positive number of threads; got ", n);

@@ -180,3 +180,156 @@ TEST_CASE("frontend_more errors start with the op's name", "[frontend_more]") {
   starts([&] { torch::select_scatter(x, torch::ones({3}), 0, 1); }, "[select_scatter] expected src");
   starts([&] { torch::diagonal_scatter(x, torch::ones({2})); }, "[diagonal_scatter] expected src");
 }
+
+TEST_CASE("promote_types, can_cast and result_type follow libtorch's tables", "[frontend_more]") {
+  const torch::ScalarType types[10] = {torch::kBool, torch::kByte,  torch::kChar,     torch::kShort, torch::kInt,
+                                       torch::kLong, torch::kHalf, torch::kBFloat16, torch::kFloat, torch::kDouble};
+  const torch::ScalarType promoted[10][10] = {
+      {torch::kBool, torch::kByte, torch::kChar, torch::kShort, torch::kInt, torch::kLong, torch::kHalf, torch::kBFloat16, torch::kFloat, torch::kDouble},
+      {torch::kByte, torch::kByte, torch::kShort, torch::kShort, torch::kInt, torch::kLong, torch::kHalf, torch::kBFloat16, torch::kFloat, torch::kDouble},
+      {torch::kChar, torch::kShort, torch::kChar, torch::kShort, torch::kInt, torch::kLong, torch::kHalf, torch::kBFloat16, torch::kFloat, torch::kDouble},
+      {torch::kShort, torch::kShort, torch::kShort, torch::kShort, torch::kInt, torch::kLong, torch::kHalf, torch::kBFloat16, torch::kFloat, torch::kDouble},
+      {torch::kInt, torch::kInt, torch::kInt, torch::kInt, torch::kInt, torch::kLong, torch::kHalf, torch::kBFloat16, torch::kFloat, torch::kDouble},
+      {torch::kLong, torch::kLong, torch::kLong, torch::kLong, torch::kLong, torch::kLong, torch::kHalf, torch::kBFloat16, torch::kFloat, torch::kDouble},
+      {torch::kHalf, torch::kHalf, torch::kHalf, torch::kHalf, torch::kHalf, torch::kHalf, torch::kHalf, torch::kFloat, torch::kFloat, torch::kDouble},
+      {torch::kBFloat16, torch::kBFloat16, torch::kBFloat16, torch::kBFloat16, torch::kBFloat16, torch::kBFloat16, torch::kFloat, torch::kBFloat16, torch::kFloat, torch::kDouble},
+      {torch::kFloat, torch::kFloat, torch::kFloat, torch::kFloat, torch::kFloat, torch::kFloat, torch::kFloat, torch::kFloat, torch::kFloat, torch::kDouble},
+      {torch::kDouble, torch::kDouble, torch::kDouble, torch::kDouble, torch::kDouble, torch::kDouble, torch::kDouble, torch::kDouble, torch::kDouble, torch::kDouble},
+  };
+  const bool castable[10][10] = {
+      {true, true, true, true, true, true, true, true, true, true},
+      {false, true, true, true, true, true, true, true, true, true},
+      {false, true, true, true, true, true, true, true, true, true},
+      {false, true, true, true, true, true, true, true, true, true},
+      {false, true, true, true, true, true, true, true, true, true},
+      {false, true, true, true, true, true, true, true, true, true},
+      {false, false, false, false, false, false, true, true, true, true},
+      {false, false, false, false, false, false, true, true, true, true},
+      {false, false, false, false, false, false, true, true, true, true},
+      {false, false, false, false, false, false, true, true, true, true},
+  };
+  for (int i = 0; i < 10; ++i) {
+    for (int j = 0; j < 10; ++j) {
+      INFO(types[i] << " and " << types[j]);
+      CHECK(torch::promote_types(types[i], types[j]) == promoted[i][j]);
+      CHECK(torch::can_cast(types[i], types[j]) == castable[i][j]);
+    }
+  }
+  CHECK(torch::result_type(torch::ones({2}, torch::kInt), 2.5) == torch::kFloat);
+  CHECK(torch::result_type(2, torch::ones({2}, torch::kInt)) == torch::kInt);
+  CHECK(torch::result_type(torch::tensor(2., torch::kDouble), torch::ones({2}, torch::kFloat)) == torch::kFloat);
+  CHECK(torch::result_type(2, 3.5) == torch::kFloat);
+  CHECK(torch::result_type(true, 2) == torch::kLong);
+  CHECK(torch::result_type(true, false) == torch::kBool);
+  CHECK(torch::result_type(torch::ones({2}, torch::kByte), -1) == torch::kByte);
+  CHECK(torch::result_type(torch::ones({}, torch::kLong), torch::ones({2}, torch::kByte)) == torch::kByte);
+  CHECK(torch::result_type(torch::ones({2}, torch::kBool), 1.5) == torch::kFloat);
+}
+
+TEST_CASE("quantile gradients at ties and NaN, renorm's full derivative, renorm_", "[frontend_more]") {
+  // The gradient goes to the elements read. Ember reads equal elements in index order (a stable
+  // sort); libtorch's order of equal elements is unspecified: it gives {0, 0.8, 1.7, 0.5} here but
+  // {0, 0, 1, 0} for "nearest" at q = 0.5, where Ember's stable order gives {0, 1, 0, 0}.
+  torch::Tensor t = torch::tensor({1., 3., 3., 2.}, torch::requires_grad());
+  t.quantile(torch::tensor({0.5, 0.9, 1.0})).sum().backward();
+  fm_check_values(t.grad(), {0., 0.8, 1.7, 0.5}, 1e-6);
+  torch::Tensor n = torch::tensor({1., 3., 3., 2.}, torch::requires_grad());
+  n.quantile(0.5, 0, false, "nearest").sum().backward();
+  fm_check_values(n.grad(), {0., 1., 0., 0.});
+  // The linear weight carries the gradient to q (libtorch: {3, 0}).
+  torch::Tensor row = torch::tensor({{1., 5., 2., 2.}});
+  torch::Tensor qs = torch::tensor({0.3, 0.6}, torch::requires_grad());
+  row.quantile(qs, 1).sum().backward();
+  fm_check_values(qs.grad(), {3., 0.}, 1e-5);
+  // quantile reads the NaN of a row that has one; nanquantile skips it.
+  torch::Tensor x = torch::tensor({{1., 5., 2., 2.}, {3., std::nan(""), 0., 1.}}, torch::requires_grad());
+  fm_check_values(x.quantile(0.5, 1), {2., NAN});
+  fm_check_values(x.nanquantile(0.5, 1, true), {2., 1.});
+  x.nanquantile(0.5, 1).sum().backward();
+  fm_check_values(x.grad(), {0., 0., 0.5, 0.5, 0., 0., 0., 1.});
+  x.grad().zero_();
+  x.quantile(0.5, 1).sum().backward();
+  fm_check_values(x.grad(), {0., 0., 0.5, 0.5, 0., 1., 0., 0.});
+  fm_check_values(torch::tensor({std::nan(""), std::nan("")}).nanquantile(0.5), {NAN});
+  // Interpolations (libtorch rounds ranks half to even for "nearest").
+  const torch::Tensor six = torch::tensor({0., 1., 2., 3., 4., 5.});
+  const torch::Tensor q = torch::tensor({0.1, 0.3, 0.5, 0.7, 0.9});
+  fm_check_values(six.quantile(q, 0, false, "linear"), {0.5, 1.5, 2.5, 3.5, 4.5});
+  fm_check_values(six.quantile(q, 0, false, "lower"), {0., 1., 2., 3., 4.});
+  fm_check_values(six.quantile(q, 0, false, "higher"), {1., 2., 3., 4., 5.});
+  fm_check_values(six.quantile(q, 0, false, "midpoint"), {0.5, 1.5, 2.5, 3.5, 4.5});
+  fm_check_values(six.quantile(q, 0, false, "nearest"), {1., 2., 2., 3., 4.});
+  CHECK(six.quantile(torch::tensor({0.25}), std::nullopt, true).sizes() == torch::IntArrayRef({1, 1}));
+
+  // renorm differentiates through the norm (the slices here are just over the limit).
+  torch::Tensor r = torch::ones({2, 3}, torch::dtype(torch::kDouble).requires_grad(true));
+  r.renorm(2, 0, 1).sum().backward();
+  fm_check_values(r.grad(), std::vector<double>(6, 3.3333329329665746e-08), 1e-6);
+  torch::Tensor w = torch::linspace(-3, 3, 12).reshape({3, 4});
+  const torch::Tensor expected = torch::renorm(w, 2, 1, 1.5);
+  torch::Tensor& same = w.renorm_(2, 1, 1.5);
+  CHECK(&same == &w);
+  CHECK(torch::equal(w, expected));
+}
+
+TEST_CASE("counting and index factories", "[frontend_more]") {
+  CHECK(torch::combinations(torch::tensor({1., 2., 3.}), 4).sizes() == torch::IntArrayRef({0, 4}));
+  CHECK(torch::combinations(torch::empty({0})).sizes() == torch::IntArrayRef({0, 2}));
+  CHECK(torch::scalar_tensor(1).scalar_type() == torch::kFloat);
+  CHECK(torch::scalar_tensor(true).scalar_type() == torch::kFloat);
+  CHECK(torch::scalar_tensor(3, torch::kLong).item<int64_t>() == 3);
+  fm_check_values(torch::tril_indices(3, 4, 0, torch::kInt), {0, 1, 1, 2, 2, 2, 0, 0, 1, 0, 1, 2});
+  CHECK(torch::tril_indices(3, 4, 0, torch::kInt).scalar_type() == torch::kInt);
+  fm_check_values(torch::triu_indices(3, 4, 1), {0, 0, 0, 1, 1, 2, 1, 2, 3, 2, 3, 3});
+  fm_check_values(torch::tensor({1., 2., 1., 2.5, 7.}).histc(4), {3., 1., 0., 1.});
+  fm_check_values(torch::tensor({1., std::nan(""), -1., 3.}).histc(4, 0, 3), {0., 1., 0., 1.});
+  fm_check_values(torch::tensor({2., 2.}).histc(4), {0., 0., 2., 0.});
+  CHECK(torch::tensor({1, 3, 1}).bincount(torch::tensor({0.5f, 1.f, 2.f})).scalar_type() == torch::kFloat);
+  CHECK(torch::tensor({1, 3, 1}).bincount(torch::tensor({1, 2, 2})).scalar_type() == torch::kDouble);
+  fm_check_values(torch::tensor({1, 3, 1}, torch::kByte).bincount({}, 6), {0., 2., 0., 1., 0., 0.});
+  fm_check_values(torch::isin(torch::tensor({1., 2., std::nan("")}), torch::tensor({2., std::nan("")})), {0., 1., 0.});
+  fm_check_values(torch::isin(3, torch::tensor({{1, 2}, {3, 4}})), {1.});
+  CHECK(torch::isin(3, torch::tensor({{1, 2}, {3, 4}})).dim() == 0);
+}
+
+TEST_CASE("frontend_more errors of the statistics and factories start with the op's name", "[frontend_more]") {
+  auto starts = [](const std::function<void()>& f, const std::string& prefix) {
+    const std::string e = ember_test::error_of(f);
+    INFO(e);
+    CHECK(fm_starts(e, prefix));
+  };
+  const torch::Tensor x = torch::ones({3, 4});
+  starts([&] { x.quantile(1.5); }, "[quantile] expected q values");
+  starts([&] { x.nanquantile(0.5, 0, false, "cubic"); }, "[nanquantile] expected interpolation");
+  starts([&] { torch::ones({3}, torch::kLong).quantile(0.5); }, "[quantile] expected a float32 or float64");
+  starts([&] { x.quantile(torch::ones({2, 2}) / 2); }, "[quantile] expected q of 0 or 1 dims");
+  starts([&] { x.quantile(torch::ones({2}, torch::kDouble) / 2); }, "[quantile] expected q of the input's dtype");
+  starts([&] { torch::empty({0}).quantile(0.5); }, "[quantile] expected a non-empty");
+  starts([&] { torch::ones({2, 2, 2}).cov(); }, "[cov] expected an input of at most 2 dims");
+  starts([&] { x.cov(1, torch::tensor({1, -2, 1, 1})); }, "[cov] expected non-negative fweights");
+  starts([&] { x.cov(1, torch::tensor({1, 2})); }, "[cov] expected fweights with one value");
+  starts([&] { x.cov(1, torch::zeros({4}, torch::kLong)); }, "[cov] expected weights whose sum");
+  starts([&] { x.cov(1, std::nullopt, torch::ones({4}, torch::kLong)); }, "[cov] expected floating aweights");
+  starts([&] { torch::ones({3}, torch::kLong).histc(); }, "[histc] expected a floating input");
+  starts([&] { x.histc(0); }, "[histc] expected bins > 0");
+  starts([&] { x.histc(3, 2, 1); }, "[histc] expected max > min");
+  starts([&] { torch::tensor({1., INFINITY}).histc(3); }, "[histc] expected a finite range");
+  starts([&] { torch::tensor({1, -3}).bincount(); }, "[bincount] expected non-negative values");
+  starts([&] { torch::tensor({1., 3.}).bincount(); }, "[bincount] expected an integral input");
+  starts([&] { torch::tensor({1, 3}).bincount({}, -1); }, "[bincount] expected minlength >= 0");
+  starts([&] { torch::isin(torch::tensor({true}), torch::tensor({1})); }, "[isin] expected numeric");
+  starts([&] { torch::block_diag({torch::ones({2, 2, 2})}); }, "[block_diag] expected tensors of at most 2 dims");
+  starts([&] { torch::cartesian_prod({torch::ones({2, 2})}); }, "[cartesian_prod] expected 1-d tensors");
+  starts([&] { torch::combinations(torch::ones({3}), -1); }, "[combinations] expected r >= 0");
+  starts([&] { torch::diag_embed(torch::ones({3}), 0, 0, 0); }, "[diag_embed] expected two different dims");
+  starts([&] { torch::tril_indices(-1, 3); }, "[tril_indices] expected row >= 0");
+  starts([&] { torch::triu_indices(3, 3, 0, torch::kFloat); }, "[triu_indices] expected an integral dtype");
+  starts([&] { torch::vander(torch::ones({3}), -1); }, "[vander] expected N >= 0");
+  starts([&] { torch::trapezoid(torch::ones({3, 5}), torch::ones({4})); }, "[trapezoid] expected one x per sample");
+  starts([&] { torch::cumulative_trapezoid(torch::ones({3, 5}), torch::ones({4})); }, "[cumulative_trapezoid] expected one x");
+  starts([&] { x.renorm(0, 0, 1); }, "[renorm] expected p > 0");
+  starts([&] { x.renorm(2, 0, -1); }, "[renorm] expected maxnorm >= 0");
+  starts([&] { torch::ones({3}).renorm(2, 0, 1); }, "[renorm] expected an input of at least 2 dims");
+  starts([&] { torch::chain_matmul({}); }, "[chain_matmul] expected one or more");
+  starts([&] { torch::chain_matmul({torch::ones({2, 3}), torch::ones({3})}); }, "[chain_matmul] expected 2-d");
+}

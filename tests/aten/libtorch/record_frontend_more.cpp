@@ -96,4 +96,67 @@ int main() {
     (base * torch::tensor({1., 2., 3., 4.})).sum().backward();
     show("masked_scatter_ grad", src.grad());
   }
+  // promote_types / can_cast over Bool, Byte, Char, Short, Int, Long, Half, BFloat16, Float, Double
+  {
+    const std::vector<torch::ScalarType> ts = {torch::kBool, torch::kByte, torch::kChar, torch::kShort, torch::kInt,
+                                               torch::kLong, torch::kHalf, torch::kBFloat16, torch::kFloat, torch::kDouble};
+    for (auto x : ts) {
+      std::printf("promote_types %s:", c10::toString(x));
+      for (auto y : ts) std::printf(" %s", c10::toString(torch::promote_types(x, y)));
+      std::printf("\ncan_cast %s:", c10::toString(x));
+      for (auto y : ts) std::printf(" %d", static_cast<int>(torch::can_cast(x, y)));
+      std::printf("\n");
+    }
+    std::cout << "result_type: " << torch::result_type(torch::ones({2}, torch::kInt), 2.5) << " "
+              << torch::result_type(2, torch::ones({2}, torch::kInt)) << " "
+              << torch::result_type(torch::tensor(2., torch::kDouble), torch::ones({2}, torch::kFloat)) << " "
+              << torch::result_type(2, 3.5) << " " << torch::result_type(true, 2) << " " << torch::result_type(true, false)
+              << " " << torch::result_type(torch::ones({2}, torch::kByte), -1) << " "
+              << torch::result_type(torch::ones({}, torch::kLong), torch::ones({2}, torch::kByte)) << " "
+              << torch::result_type(torch::ones({2}, torch::kBool), 1.5) << "\n";
+  }
+  // quantile
+  {
+    torch::Tensor t = torch::tensor({1., 3., 3., 2.}, torch::requires_grad());
+    t.quantile(torch::tensor({0.5, 0.9, 1.0})).sum().backward();
+    show("quantile ties grad", t.grad());
+    torch::Tensor n = torch::tensor({1., 3., 3., 2.}, torch::requires_grad());
+    n.quantile(0.5, 0, false, "nearest").sum().backward();
+    show("quantile nearest grad", n.grad());
+    torch::Tensor row = torch::tensor({{1., 5., 2., 2.}});
+    torch::Tensor qs = torch::tensor({0.3, 0.6}, torch::requires_grad());
+    row.quantile(qs, 1).sum().backward();
+    show("quantile q grad", qs.grad());
+    torch::Tensor x = torch::tensor({{1., 5., 2., 2.}, {3., std::nan(""), 0., 1.}}, torch::requires_grad());
+    show("quantile nan", x.quantile(0.5, 1));
+    show("nanquantile", x.nanquantile(0.5, 1, true));
+    x.nanquantile(0.5, 1).sum().backward();
+    show("nanquantile grad", x.grad());
+    x.grad().zero_();
+    x.quantile(0.5, 1).sum().backward();
+    show("quantile nan grad", x.grad());
+    show("nanquantile all nan", torch::tensor({std::nan(""), std::nan("")}).nanquantile(0.5));
+    const torch::Tensor six = torch::tensor({0., 1., 2., 3., 4., 5.});
+    const torch::Tensor q = torch::tensor({0.1, 0.3, 0.5, 0.7, 0.9});
+    for (const char* how : {"linear", "lower", "higher", "midpoint", "nearest"}) show(how, six.quantile(q, 0, false, how));
+    std::cout << "keepdim no dim: " << six.quantile(torch::tensor({0.25}), std::nullopt, true).sizes() << "\n";
+    torch::Tensor r = torch::ones({2, 3}, torch::dtype(torch::kDouble).requires_grad(true));
+    r.renorm(2, 0, 1).sum().backward();
+    show("renorm grad", r.grad());
+  }
+  // counting and factories
+  {
+    std::cout << torch::combinations(torch::tensor({1., 2., 3.}), 4).sizes() << " " << torch::combinations(torch::empty({0})).sizes()
+              << " " << torch::scalar_tensor(1).dtype() << " " << torch::scalar_tensor(true).dtype() << "\n";
+    show("tril_indices int", torch::tril_indices(3, 4, 0, torch::kInt));
+    show("triu_indices", torch::triu_indices(3, 4, 1));
+    show("histc", torch::tensor({1., 2., 1., 2.5, 7.}).histc(4));
+    show("histc nan range", torch::tensor({1., std::nan(""), -1., 3.}).histc(4, 0, 3));
+    show("histc equal", torch::tensor({2., 2.}).histc(4));
+    std::cout << torch::tensor({1, 3, 1}).bincount(torch::tensor({0.5f, 1.f, 2.f})).dtype() << " "
+              << torch::tensor({1, 3, 1}).bincount(torch::tensor({1, 2, 2})).dtype() << "\n";
+    show("bincount byte", torch::tensor({1, 3, 1}, torch::kByte).bincount({}, 6));
+    show("isin nan", torch::isin(torch::tensor({1., 2., std::nan("")}), torch::tensor({2., std::nan("")})));
+    show("isin scalar", torch::isin(3, torch::tensor({{1, 2}, {3, 4}})));
+  }
 }
