@@ -672,4 +672,98 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> clamp_tensor_backward(const at::T
   return {g_self, g_min, g_max};
 }
 
+namespace {
+// The gradient of a loss's reduction, per element of `like`: grad itself (None), grad broadcast
+// (Sum), grad / numel (Mean).
+at::Tensor loss_reduction_backward(const at::Tensor& grad, const at::Tensor& like, int64_t reduction) {
+  if (reduction == at::Reduction::Mean) return grad / at::Scalar(static_cast<double>(like.numel()));
+  return grad;
+}
+}  // namespace
+
+at::Tensor nll_loss_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& target,
+                             const at::Tensor& weight, int64_t reduction, int64_t ignore_index) {
+  // d loss / d self[.., c, ..] is -w[c] at c = target (0 where ignored), times the reduction's factor;
+  // Mean divides by the summed weights of the counted entries, as the forward does.
+  const int64_t class_dim = self.dim() == 1 ? 0 : 1;
+  const at::Tensor valid = at::ne(target, ignore_index);
+  const at::Tensor safe = at::where(valid, target, at::Scalar(int64_t(0)));
+  at::Tensor w = weight.defined() ? weight.index_select(0, safe.reshape({-1})).reshape(safe.sizes())
+                                  : at::ones(safe.sizes(), grad.options());
+  w = at::where(valid, w, at::Scalar(0.0)).to(grad.scalar_type());
+  at::Tensor coeff = at::neg(w) * grad;
+  if (reduction == at::Reduction::Mean) coeff = at::where(valid, coeff / w.sum(), at::Scalar(0.0));
+  return at::zeros_like(self).scatter(class_dim, safe.unsqueeze(class_dim), coeff.unsqueeze(class_dim));
+}
+
+at::Tensor binary_cross_entropy_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& target,
+                                         const at::Tensor& weight, int64_t reduction) {
+  // (x - t) / (x (1 - x)), the denominator held at 1e-12 or above (libtorch's rule: at x = 0 or 1
+  // the gradient is large and finite, not 0 through the forward's clamped logs).
+  at::Tensor g = loss_reduction_backward(grad, self, reduction) * (self - target) /
+                 at::clamp_min((1 - self) * self, 1e-12);
+  return weight.defined() ? g * weight : g;
+}
+
+at::Tensor binary_cross_entropy_target_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& target,
+                                                const at::Tensor& weight, int64_t reduction) {
+  at::Tensor g = loss_reduction_backward(grad, self, reduction) *
+                 (at::clamp_min(at::log1p(at::neg(self)), -100) - at::clamp_min(at::log(self), -100));
+  return weight.defined() ? g * weight : g;
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> binary_cross_entropy_with_logits_backward(
+    const at::Tensor& grad, const at::Tensor& self, const at::Tensor& target, const at::Tensor& weight,
+    const at::Tensor& pos_weight, int64_t reduction, std::array<bool, 3> grad_input_mask) {
+  // loss = w [(1 - t) x - (1 + (p - 1) t) log s(x)]:
+  //   d/dx = w [(1 + (p - 1) t) s(x) - p t],  d/dt = w [-x - (p - 1) log s(x)],  d/dp = -w t log s(x).
+  if (!grad.defined()) return {};
+  at::Tensor g = loss_reduction_backward(grad, self, reduction);
+  if (weight.defined()) g = g * weight;
+  const bool has_p = pos_weight.defined();
+  at::Tensor d_self, d_target, d_pos;
+  if (grad_input_mask[0]) {
+    const at::Tensor sig = at::sigmoid(self);
+    d_self = has_p ? g * ((1 + (pos_weight - 1) * target) * sig - pos_weight * target) : g * (sig - target);
+  }
+  if (grad_input_mask[1] || grad_input_mask[2]) {
+    const at::Tensor log_sig = at::log_sigmoid(self);
+    if (grad_input_mask[1]) d_target = has_p ? g * (at::neg(self) - (pos_weight - 1) * log_sig) : g * at::neg(self);
+    if (grad_input_mask[2] && has_p) d_pos = at::neg(g) * target * log_sig;
+  }
+  return {d_self, d_target, d_pos};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> layer_norm_backward(const at::Tensor& grad, const at::Tensor& input,
+                                                                   at::IntArrayRef normalized_shape, const at::Tensor& weight,
+                                                                   const at::Tensor& mean, const at::Tensor& rstd, double eps,
+                                                                   std::array<bool, 3> grad_input_mask) {
+  if (!grad.defined()) return {};
+  const int64_t k = static_cast<int64_t>(normalized_shape.size()), batch = input.dim() - k;
+  std::vector<int64_t> norm_dims, batch_dims;
+  for (int64_t d = 0; d < input.dim(); ++d) (d < batch ? batch_dims : norm_dims).push_back(d);
+  at::Tensor mu = mean, rs = rstd;
+  if (at::GradMode::is_enabled()) {
+    // The backward records a graph: recompute the statistics from input so that a second
+    // derivative sees their dependence on it.
+    mu = input.mean(norm_dims, /*keepdim=*/true);
+    rs = at::var(input, norm_dims, /*unbiased=*/false, /*keepdim=*/true).add(eps).rsqrt();
+  }
+  const at::Tensor xhat = (input - mu) * rs;
+  at::Tensor d_input, d_weight, d_bias;
+  if (grad_input_mask[0]) {
+    // d/dx = rstd (g - mean(g) - xhat mean(g xhat)) over the normalised dims, g = grad * weight.
+    const at::Tensor g = weight.defined() ? grad * weight : grad;
+    d_input = rs * (g - g.mean(norm_dims, true) - xhat * (g * xhat).mean(norm_dims, true));
+  }
+  if (grad_input_mask[1] && weight.defined()) {
+    d_weight = grad * xhat;
+    if (!batch_dims.empty()) d_weight = d_weight.sum(batch_dims);
+  }
+  if (grad_input_mask[2]) {
+    d_bias = batch_dims.empty() ? grad : grad.sum(batch_dims);
+  }
+  return {d_input, d_weight, d_bias};
+}
+
 }  // namespace torch::autograd::formulas

@@ -155,8 +155,17 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, cons
   return std::get<0>(at::native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps));
 }
 
+// layer_norm is native_layer_norm's first output: one backward node (NativeLayerNormBackward0, as
+// libtorch) whose formula reuses the saved statistics (derivative_helpers.cpp layer_norm_backward).
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight_opt,
                   const std::optional<Tensor>& bias_opt, double eps, bool /*cudnn_enable*/) {
+  return std::get<0>(at::native_layer_norm(input, normalized_shape, weight_opt, bias_opt, eps));
+}
+
+// The output, and the mean and 1 / sqrt(var + eps) of each normalised slice (keepdim shape).
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_generic(const Tensor& input, IntArrayRef normalized_shape,
+                                                             const std::optional<Tensor>& weight_opt,
+                                                             const std::optional<Tensor>& bias_opt, double eps) {
   const Tensor weight = defined_or_empty(weight_opt), bias = defined_or_empty(bias_opt);
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   EMBER_CHECK(k >= 1, "[layer_norm] expected a normalized_shape of at least one dim; got []");
@@ -170,11 +179,11 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::
   std::vector<int64_t> dims;
   for (int64_t d = input.dim() - k; d < input.dim(); ++d) dims.push_back(d);
   const Tensor mean = input.mean(dims, /*keepdim=*/true);
-  const Tensor var = at::var(input, dims, /*unbiased=*/false, /*keepdim=*/true);
-  Tensor out = (input - mean) * var.add(eps).rsqrt();
+  const Tensor rstd = at::var(input, dims, /*unbiased=*/false, /*keepdim=*/true).add(eps).rsqrt();
+  Tensor out = (input - mean) * rstd;
   if (weight.defined()) out = out * weight;
   if (bias.defined()) out = out + bias;
-  return out;
+  return {out, mean, rstd};
 }
 
 Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight_opt,

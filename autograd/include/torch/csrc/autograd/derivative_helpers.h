@@ -164,4 +164,23 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> clamp_tensor_backward(const at::T
                                                                      const at::Tensor& min, const at::Tensor& max,
                                                                      std::array<bool, 3> grad_input_mask);
 
+/// nll_loss (any rank) with respect to self: -weight[target] at the target class, 0 where ignored.
+at::Tensor nll_loss_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& target,
+                             const at::Tensor& weight, int64_t reduction, int64_t ignore_index);
+/// binary_cross_entropy with respect to self and to target.
+at::Tensor binary_cross_entropy_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& target,
+                                         const at::Tensor& weight, int64_t reduction);
+at::Tensor binary_cross_entropy_target_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& target,
+                                                const at::Tensor& weight, int64_t reduction);
+/// binary_cross_entropy_with_logits for (self, target, pos_weight).
+std::tuple<at::Tensor, at::Tensor, at::Tensor> binary_cross_entropy_with_logits_backward(
+    const at::Tensor& grad, const at::Tensor& self, const at::Tensor& target, const at::Tensor& weight,
+    const at::Tensor& pos_weight, int64_t reduction, std::array<bool, 3> grad_input_mask);
+/// native_layer_norm for (input, weight, bias) from the saved mean and 1 / std (recomputed from
+/// input when the backward records a graph).
+std::tuple<at::Tensor, at::Tensor, at::Tensor> layer_norm_backward(const at::Tensor& grad, const at::Tensor& input,
+                                                                   at::IntArrayRef normalized_shape, const at::Tensor& weight,
+                                                                   const at::Tensor& mean, const at::Tensor& rstd, double eps,
+                                                                   std::array<bool, 3> grad_input_mask);
+
 }  // namespace torch::autograd::formulas
