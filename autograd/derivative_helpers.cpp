@@ -707,8 +707,8 @@ at::Tensor binary_cross_entropy_backward(const at::Tensor& grad, const at::Tenso
 
 at::Tensor binary_cross_entropy_target_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& target,
                                                 const at::Tensor& weight, int64_t reduction) {
-  at::Tensor g = loss_reduction_backward(grad, self, reduction) *
-                 (at::clamp_min(at::log1p(at::neg(self)), -100) - at::clamp_min(at::log(self), -100));
+  // The logs are not held at -100 here (libtorch 2.15: +-inf at an input of exactly 0 or 1).
+  at::Tensor g = loss_reduction_backward(grad, self, reduction) * (at::log1p(at::neg(self)) - at::log(self));
   return weight.defined() ? g * weight : g;
 }
 

@@ -198,3 +198,17 @@ TEST_CASE("clamp_ and clip_ with tensor bounds", "[special]") {
   v.sum().backward();
   CHECK(torch::equal(w.grad(), (w.detach().abs() <= 1).to(torch::kFloat)));
 }
+
+TEST_CASE("binary_cross_entropy gradients at probabilities of exactly 0 and 1 are libtorch's", "[special]") {
+  // Recorded from libtorch 2.15 (Sum reduction): the input's gradient (x - t) / max(x (1 - x), 1e-12)
+  // is large and finite, the target's log(1 - x) - log(x) infinite; the loss holds each log at -100.
+  at::Tensor x = torch::tensor({0.0, 0.0, 1.0, 1.0, 0.5}, torch::dtype(torch::kDouble).requires_grad(true));
+  at::Tensor t = torch::tensor({0.0, 1.0, 1.0, 0.0, 0.25}, torch::dtype(torch::kDouble).requires_grad(true));
+  at::Tensor loss = torch::binary_cross_entropy(x, t, {}, at::Reduction::Sum);
+  CHECK(loss.item<double>() == Approx(200.69314718055995).epsilon(1e-15));
+  loss.backward();
+  special_check("bce input grad", x.grad(), {0.0, -1e12, 0.0, 1e12, 1.0}, 1e-15);
+  special_check("bce target grad", t.grad(),
+                {special_clamp_test::kInf, special_clamp_test::kInf, -special_clamp_test::kInf, -special_clamp_test::kInf, 0.0}, 0);
+  CHECK(loss.grad_fn()->name() == "BinaryCrossEntropyBackward0");
+}
