@@ -129,7 +129,8 @@ void lstm_direction_steps(const at::Tensor& rows, const at::Tensor& h0, const at
 // Note [Fused LSTM steps on the CPU]
 // On the CPU a step is one matrix product h_prev W_hh^T (into a fresh [n, 4H] block, with W_hh^T
 // made contiguous once per direction: oneDNN multiplies a row-major right operand faster) and one
-// pass of at::native::cpu::lstm_cell_forward that adds the input projection and computes the gates,
+// pass of at::native::cpu::lstm_cell_forward that adds the input projection (x W_ih^T, one mm for
+// all steps) and the biases and computes the gates,
 // c, tanh(c) and h. Everything a step writes goes into buffers allocated once per direction,
 // as blocks of n rows: states (h and c) in (steps + 1) slots, the initial state in slot 0 (forward
 // direction) or slot `steps` (reverse), so that the rows of the states before every step, in time
@@ -162,7 +163,9 @@ void lstm_direction_cpu(const at::Tensor& rows, const at::Tensor& h0, const at::
                         const at::Tensor& w_hh, const at::Tensor& b_ih, const at::Tensor& b_hh, int64_t steps,
                         bool reverse, bool keep, LstmTrace& tr) {
   const int64_t n = h0.size(0), hidden = w_hh.size(1);
-  const at::Tensor projected = at::linear(rows, w_ih, b_ih.defined() ? b_ih + b_hh : at::Tensor()).contiguous();
+  // The biases are added in the step's pass (an addmm would first copy them into every row).
+  const at::Tensor projected = at::mm(rows, w_ih.t());
+  const at::Tensor bias = b_ih.defined() ? (b_ih + b_hh).contiguous() : at::Tensor();
   const at::Tensor w_hh_t = w_hh.t().contiguous();
   const auto opts = h0.options();
   tr.gates = projected;  // each step's block is activated in place
@@ -176,7 +179,7 @@ void lstm_direction_cpu(const at::Tensor& rows, const at::Tensor& h0, const at::
     const int64_t t = reverse ? steps - 1 - k : k;
     const int64_t prev = prev_slot(t, reverse), slot = state_slot(t, reverse);
     const at::Tensor hh = at::mm(rows_block(tr.hs, prev, n), w_hh_t);
-    at::native::cpu::lstm_cell_forward(rows_block(projected, t, n), hh, rows_block(tr.cs, keep ? prev : k % 2, n),
+    at::native::cpu::lstm_cell_forward(rows_block(projected, t, n), bias, hh, rows_block(tr.cs, keep ? prev : k % 2, n),
                                        rows_block(tr.gates, t, n), rows_block(tr.cs, keep ? slot : (k + 1) % 2, n),
                                        rows_block(tr.tanh_c, keep ? t : 0, n), rows_block(tr.hs, slot, n));
   }

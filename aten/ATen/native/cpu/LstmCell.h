@@ -10,12 +10,13 @@ namespace at::native::cpu {
 /// True when the fused steps below take tensors of this device and dtype (CPU, float or double).
 bool lstm_cell_supported(const Tensor& t);
 
-/// One forward step: pre = x_proj + hh (the input projection with its biases, and h_prev W_hh^T);
+/// One forward step: pre = (x_proj + bias) + hh (the input projection, the [4H] sum of the two
+/// biases or undefined, and h_prev W_hh^T);
 /// gates = (sigmoid, sigmoid, tanh, sigmoid) of pre; c = f * c_prev + i * g; tanh_c = tanh(c);
 /// h = o * tanh_c. gates may be x_proj itself (each element is read before it is written). For
 /// float the activations are the kernel's own (Note [LSTM gate activations in float], rnn.cpp).
-void lstm_cell_forward(const Tensor& x_proj, const Tensor& hh, const Tensor& c_prev, const Tensor& gates,
-                       const Tensor& c, const Tensor& tanh_c, const Tensor& h);
+void lstm_cell_forward(const Tensor& x_proj, const Tensor& bias, const Tensor& hh, const Tensor& c_prev,
+                       const Tensor& gates, const Tensor& c, const Tensor& tanh_c, const Tensor& h);
 
 /// One backward step from the saved activated gates, c_prev and tanh(c): with dh = dh + d_out
 /// (d_out may be undefined), dc += dh * o * (1 - tanh_c^2), writes the pre-activation gate
