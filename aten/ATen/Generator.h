@@ -12,17 +12,24 @@
 #include <mutex>
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace at {
 
 /// The seed a generator made without one starts from (libtorch's value).
 constexpr uint64_t default_rng_seed_val = 67280421310721ULL;
 
+class Tensor;
+
 /// The base of every generator: its seed and the mutex ops hold while they draw.
 struct GeneratorImpl : c10::intrusive_ptr_target {
   explicit GeneratorImpl(uint64_t seed) : seed_(seed) {}
   /// Restarts the stream from `seed`. Call with mutex_ held when others may draw.
   virtual void set_current_seed(uint64_t seed) { seed_ = seed; }
+  /// The whole stream position as bytes (see Note [Generator state bytes] in src/Generator.cpp),
+  /// and its restoration; both with mutex_ held. The base class has no state to save (raises).
+  virtual std::vector<uint8_t> state_bytes() const;
+  virtual void restore_state_bytes(const uint8_t* bytes, size_t n);
   /// The seed the stream last started from.
   uint64_t current_seed() const { return seed_; }
   std::mutex mutex_;
@@ -64,6 +71,8 @@ class MT19937 {
 struct CPUGeneratorImpl : GeneratorImpl {
   explicit CPUGeneratorImpl(uint64_t seed = default_rng_seed_val) : GeneratorImpl(seed), engine_(seed) {}
   void set_current_seed(uint64_t seed) override;
+  std::vector<uint8_t> state_bytes() const override;
+  void restore_state_bytes(const uint8_t* bytes, size_t n) override;
   uint32_t random() { return engine_(); }
   uint64_t random64() {
     const uint64_t hi = engine_();
@@ -100,6 +109,13 @@ class Generator {
   T* get() const { return dynamic_cast<T*>(impl_.get()); }
   /// A new generator with a copy of this one's state (CPU generators).
   Generator clone() const;
+  /// The stream's state as a 1-D uint8 CPU tensor: set_state() on any generator of the same kind
+  /// continues the stream from this point (the same numbers follow). Ember's own byte layout
+  /// (Note [Generator state bytes]); libtorch's tensors of state are not accepted.
+  Tensor get_state() const;
+  /// Restores a state from get_state(); raises "[Generator::set_state] ..." for a tensor that is
+  /// not a whole uint8 state of this kind of generator.
+  void set_state(const Tensor& new_state);
 
  private:
   c10::intrusive_ptr<GeneratorImpl> impl_;

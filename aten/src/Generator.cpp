@@ -1,5 +1,6 @@
 // The Mersenne Twister, the CPU generator, the default generators and manual_seed.
 #include <ATen/Generator.h>
+#include <ATen/ATen.h>
 #include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <c10/util/Exception.h>
 #include <atomic>
@@ -48,6 +49,108 @@ Generator Generator::clone() const {
   EMBER_CHECK(cpu != nullptr, "[Generator::clone] expected a CPU generator; got a device generator");
   std::lock_guard<std::mutex> lock(impl_->mutex_);
   return Generator(cpu->clone());
+}
+
+// Note [Generator state bytes]
+// get_state() writes a generator's whole position as bytes in host order, so that set_state() on
+// a generator of the same kind continues the same stream:
+//   CPU:  "EMRG", u32 kind 1, u64 seed, u32 next word index, 624 u32 Mersenne Twister words,
+//         u8 + f64 the cached double normal, u8 + f32 the cached float normal  (2,530 bytes)
+//   CUDA: "EMRG", u32 kind 2, u64 seed, u64 Philox offset                      (24 bytes)
+// The layout is Ember's (libtorch's 5,056-byte CPU state carries a legacy struct); a version bump
+// would change the magic.
+namespace {
+constexpr char kStateMagic[4] = {'E', 'M', 'R', 'G'};
+constexpr uint32_t kCpuStateKind = 1;
+constexpr size_t kCpuStateBytes = 4 + 4 + 8 + 4 + 4 * MT19937::kStateSize + 1 + 8 + 1 + 4;
+
+struct ByteWriter {
+  std::vector<uint8_t> out;
+  template <typename T>
+  void put(const T& v) {
+    const auto* p = reinterpret_cast<const uint8_t*>(&v);
+    out.insert(out.end(), p, p + sizeof(T));
+  }
+};
+struct ByteReader {
+  const uint8_t* p;
+  template <typename T>
+  T take() {
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    p += sizeof(T);
+    return v;
+  }
+};
+}  // namespace
+
+std::vector<uint8_t> GeneratorImpl::state_bytes() const {
+  EMBER_CHECK(false, "[Generator::get_state] expected a CPU or CUDA generator; got one with no state to save");
+  return {};
+}
+
+void GeneratorImpl::restore_state_bytes(const uint8_t*, size_t) {
+  EMBER_CHECK(false, "[Generator::set_state] expected a CPU or CUDA generator; got one with no state to restore");
+}
+
+std::vector<uint8_t> CPUGeneratorImpl::state_bytes() const {
+  ByteWriter w;
+  for (char c : kStateMagic) w.put(c);
+  w.put(kCpuStateKind);
+  w.put(current_seed());
+  w.put(static_cast<uint32_t>(engine_.next_index()));
+  for (int i = 0; i < MT19937::kStateSize; ++i) w.put(engine_.state()[i]);
+  w.put(static_cast<uint8_t>(next_double_normal_.has_value()));
+  w.put(next_double_normal_.value_or(0.0));
+  w.put(static_cast<uint8_t>(next_float_normal_.has_value()));
+  w.put(next_float_normal_.value_or(0.0f));
+  return std::move(w.out);
+}
+
+void CPUGeneratorImpl::restore_state_bytes(const uint8_t* bytes, size_t n) {
+  EMBER_CHECK(n == kCpuStateBytes && std::memcmp(bytes, kStateMagic, 4) == 0,
+              "[Generator::set_state] expected a CPU generator state of ", kCpuStateBytes,
+              " bytes from Generator::get_state(); got ", n, " bytes", n >= 4 && std::memcmp(bytes, kStateMagic, 4) != 0 ? " without Ember's state header" : "");
+  ByteReader r{bytes + 4};
+  const uint32_t kind = r.take<uint32_t>();
+  EMBER_CHECK(kind == kCpuStateKind, "[Generator::set_state] expected the state of a CPU generator; got that of another kind (", kind, ")");
+  const uint64_t seed = r.take<uint64_t>();
+  const uint32_t next = r.take<uint32_t>();
+  EMBER_CHECK(next <= static_cast<uint32_t>(MT19937::kStateSize), "[Generator::set_state] expected a word index of at most ",
+              MT19937::kStateSize, "; got ", next);
+  uint32_t words[MT19937::kStateSize];
+  for (auto& word : words) word = r.take<uint32_t>();
+  const bool has_double = r.take<uint8_t>() != 0;
+  const double dn = r.take<double>();
+  const bool has_float = r.take<uint8_t>() != 0;
+  const float fn = r.take<float>();
+  GeneratorImpl::set_current_seed(seed);
+  engine_.set_state(words, static_cast<int>(next));
+  next_double_normal_ = has_double ? std::optional<double>(dn) : std::nullopt;
+  next_float_normal_ = has_float ? std::optional<float>(fn) : std::nullopt;
+}
+
+Tensor Generator::get_state() const {
+  EMBER_CHECK(defined(), "[Generator::get_state] expected a defined generator; got an empty one");
+  std::vector<uint8_t> bytes;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex_);
+    bytes = impl_->state_bytes();
+  }
+  Tensor t = at::empty({static_cast<int64_t>(bytes.size())}, TensorOptions().dtype(kByte));
+  if (!bytes.empty()) std::memcpy(t.data_ptr(), bytes.data(), bytes.size());
+  return t;
+}
+
+void Generator::set_state(const Tensor& new_state) {
+  EMBER_CHECK(defined(), "[Generator::set_state] expected a defined generator; got an empty one");
+  EMBER_CHECK(new_state.defined() && new_state.scalar_type() == kByte && new_state.dim() == 1 && new_state.is_cpu(),
+              "[Generator::set_state] expected a 1-D uint8 CPU tensor from Generator::get_state(); got ",
+              new_state.defined() ? c10::str(new_state.dim(), "-D ", c10::dtypeName(new_state.scalar_type()), " on ", new_state.device())
+                                  : std::string("an undefined tensor"));
+  const Tensor bytes = new_state.contiguous();
+  std::lock_guard<std::mutex> lock(impl_->mutex_);
+  impl_->restore_state_bytes(static_cast<const uint8_t*>(bytes.data_ptr()), static_cast<size_t>(bytes.numel()));
 }
 
 Generator make_generator(uint64_t seed) { return make_generator<CPUGeneratorImpl>(seed); }

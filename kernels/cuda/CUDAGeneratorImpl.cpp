@@ -2,6 +2,7 @@
 // generator per device, and the manual_seed entry points.
 #include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <ATen/native/cuda/CUDAUtils.h>
+#include <cstring>
 #include <mutex>
 #include <vector>
 
@@ -14,6 +15,31 @@ CUDAGeneratorImpl::~CUDAGeneratorImpl() = default;
 void CUDAGeneratorImpl::set_current_seed(uint64_t seed) {
   GeneratorImpl::set_current_seed(seed);
   offset_ = 0;
+}
+
+// See Note [Generator state bytes] (aten/src/Generator.cpp): "EMRG", kind 2, seed, offset.
+std::vector<uint8_t> CUDAGeneratorImpl::state_bytes() const {
+  std::vector<uint8_t> out(24);
+  const uint32_t kind = 2;
+  const uint64_t seed = current_seed();
+  std::memcpy(out.data(), "EMRG", 4);
+  std::memcpy(out.data() + 4, &kind, 4);
+  std::memcpy(out.data() + 8, &seed, 8);
+  std::memcpy(out.data() + 16, &offset_, 8);
+  return out;
+}
+
+void CUDAGeneratorImpl::restore_state_bytes(const uint8_t* bytes, size_t n) {
+  uint32_t kind = 0;
+  if (n == 24) std::memcpy(&kind, bytes + 4, 4);
+  EMBER_CHECK(n == 24 && std::memcmp(bytes, "EMRG", 4) == 0 && kind == 2,
+              "[Generator::set_state] expected a CUDA generator state of 24 bytes from Generator::get_state(); got ", n,
+              " bytes", n == 24 ? " of another kind of generator" : "");
+  uint64_t seed = 0, offset = 0;
+  std::memcpy(&seed, bytes + 8, 8);
+  std::memcpy(&offset, bytes + 16, 8);
+  GeneratorImpl::set_current_seed(seed);
+  offset_ = offset;
 }
 
 ember::philox::State CUDAGeneratorImpl::reserve(uint64_t words) {

@@ -211,3 +211,72 @@ TEST_CASE("CPU generators: API, clone and device checks", "[random]") {
   CHECK_NOTHROW(torch::empty({3}).uniform_(0, 1, at::Generator()));  // an empty handle means the default
 
 }
+
+TEST_CASE("Generator get_state / set_state continue the stream exactly", "[random]") {
+  // Draws that use every part of the state: raw words, the per-element Box-Muller pair cache
+  // (scalar normal_ on a 1-element tensor leaves one normal cached) and the 16-chunk path.
+  auto draw = [](at::Generator& g) {
+    std::vector<at::Tensor> out;
+    out.push_back(torch::rand({5}, g));
+    out.push_back(torch::empty({1}, torch::kDouble).normal_(0, 1, g));
+    out.push_back(torch::empty({1}).normal_(0, 1, g));
+    out.push_back(torch::randn({40}, g));
+    out.push_back(torch::randint(0, 1000, {7}, g));
+    out.push_back(torch::empty({3}, torch::kDouble).normal_(2, 3, g));
+    return out;
+  };
+  at::Generator g = at::make_generator(1234);
+  torch::randn({3}, g);
+  torch::empty({1}, torch::kDouble).normal_(0, 1, g);  // leaves a cached double normal
+  const at::Tensor state = g.get_state();
+  CHECK(state.scalar_type() == torch::kByte);
+  CHECK(state.dim() == 1);
+  CHECK(state.numel() == 2530);
+  const auto first = draw(g);
+  // The same generator, rewound.
+  g.set_state(state);
+  const auto again = draw(g);
+  // Another generator with another seed, set to the saved state.
+  at::Generator h = at::make_generator(99);
+  torch::rand({11}, h);
+  h.set_state(state);
+  CHECK(h.current_seed() == 1234);
+  const auto other = draw(h);
+  REQUIRE(first.size() == again.size());
+  for (size_t i = 0; i < first.size(); ++i) {
+    INFO("draw " << i);
+    CHECK(torch::equal(first[i], again[i]));
+    CHECK(torch::equal(first[i], other[i]));
+  }
+  // The state is a copy: drawing afterwards does not change it, and it round-trips byte for byte.
+  CHECK(torch::equal(h.get_state(), g.get_state()));
+  CHECK_FALSE(torch::equal(g.get_state(), state));
+  g.set_state(state);
+  CHECK(torch::equal(g.get_state(), state));
+
+  // The default generator too (torch::manual_seed's stream).
+  const at::Generator& def = at::detail::getDefaultCPUGenerator();
+  const at::Tensor saved = def.get_state();
+  const at::Tensor a = torch::randn({4});
+  const_cast<at::Generator&>(def).set_state(saved);
+  CHECK(torch::equal(torch::randn({4}), a));
+
+  // Bad states are refused with the generator untouched.
+  const at::Tensor before = g.get_state();
+  CHECK_THROWS_WITH(g.set_state(state.narrow(0, 0, 100)),
+                    Catch::StartsWith("[Generator::set_state] expected a CPU generator state of 2530 bytes from Generator::get_state(); got 100 bytes"));
+  CHECK_THROWS_WITH(g.set_state(state.to(torch::kInt)), Catch::StartsWith("[Generator::set_state] expected a 1-D uint8 CPU tensor"));
+  CHECK_THROWS_WITH(g.set_state(state.view({10, 253})), Catch::StartsWith("[Generator::set_state] expected a 1-D uint8 CPU tensor"));
+  at::Tensor bad = state.clone();
+  bad[0] = 0;
+  CHECK_THROWS_WITH(g.set_state(bad), Catch::Contains("without Ember's state header"));
+  bad = state.clone();
+  bad[4] = 2;  // the kind of a CUDA generator
+  CHECK_THROWS_WITH(g.set_state(bad), Catch::StartsWith("[Generator::set_state] expected the state of a CPU generator"));
+  bad = state.clone();
+  bad[16] = static_cast<uint8_t>(0xff);  // next word index 0x...ff > 624
+  bad[17] = static_cast<uint8_t>(0xff);
+  CHECK_THROWS_WITH(g.set_state(bad), Catch::StartsWith("[Generator::set_state] expected a word index of at most 624"));
+  CHECK(torch::equal(g.get_state(), before));
+  CHECK_THROWS_WITH(at::Generator().get_state(), Catch::StartsWith("[Generator::get_state] expected a defined generator"));
+}

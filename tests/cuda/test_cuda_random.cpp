@@ -164,6 +164,25 @@ TEST_CASE("explicit CUDA generators", "[cuda][random]") {
   CHECK_THROWS_WITH(at::empty({4}, gpu(at::kFloat)).normal_(0, 1, cpu), Catch::StartsWith("[normal_] expected a CUDA generator"));
 }
 
+TEST_CASE("CUDA generator get_state / set_state", "[cuda][random]") {
+  if (no_device()) return;
+  at::Generator g = at::cuda::detail::createCUDAGenerator(0, 7);
+  (void)at::rand({1000}, g, gpu(at::kFloat));
+  const at::Tensor state = g.get_state();
+  CHECK(state.numel() == 24);
+  const auto a = doubles(at::randn({300}, g, gpu(at::kDouble)));
+  g.set_state(state);
+  CHECK(doubles(at::randn({300}, g, gpu(at::kDouble))) == a);
+  at::Generator h = at::cuda::detail::createCUDAGenerator(0, 1);
+  h.set_state(state);
+  CHECK(doubles(at::randn({300}, h, gpu(at::kDouble))) == a);
+  // CPU and CUDA states do not mix.
+  CHECK_THROWS_WITH(g.set_state(at::make_generator(1).get_state()),
+                    Catch::StartsWith("[Generator::set_state] expected a CUDA generator state of 24 bytes"));
+  CHECK_THROWS_WITH(at::make_generator(1).set_state(state),
+                    Catch::StartsWith("[Generator::set_state] expected a CPU generator state of 2530 bytes"));
+}
+
 TEST_CASE("CUDA random ops raise the CPU's errors", "[cuda][random]") {
   if (no_device()) return;
   CHECK_THROWS_WITH(at::empty({3}, gpu(at::kInt)).uniform_(), Catch::StartsWith("[uniform_]"));

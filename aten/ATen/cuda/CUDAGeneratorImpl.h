@@ -21,6 +21,9 @@ struct CUDAGeneratorImpl : GeneratorImpl {
   ~CUDAGeneratorImpl() override;
   /// Restarts the stream: the new seed, offset 0 (call with mutex_ held).
   void set_current_seed(uint64_t seed) override;
+  /// The seed and the offset (Note [Generator state bytes]).
+  std::vector<uint8_t> state_bytes() const override;
+  void restore_state_bytes(const uint8_t* bytes, size_t n) override;
   /// The device whose kernels use this generator.
   int device() const { return device_; }
   /// Reserves `words` 32-bit draws (rounded up to whole Philox blocks): returns the (seed, offset)
