@@ -1,5 +1,6 @@
 // torch::nn::RNN / LSTM / GRU and their cells, composed from linear, addmm, sigmoid, tanh, chunk
-// and cat: autograd and every backend come with those ops.
+// and cat: autograd and every backend come with those ops. The LSTM layer's CPU steps are fused
+// passes (Note [Fused LSTM steps on the CPU]).
 //
 // Note [Recurrent layers run on packed rows]
 // Every sequence layer runs on time-major rows: a padded (T, N, in) input becomes T*N rows with N

@@ -1,7 +1,8 @@
 // Normalisation layers' ops: the batch-statistics primitive _native_batch_norm_legit.no_stats
-// (batch_norm_train_aten, registered for CPU and CUDA alike: it is written in ATen ops, and its
-// derivative is a derivatives.yaml formula) and the composites native_batch_norm, batch_norm,
-// layer_norm, group_norm and instance_norm.
+// (batch_norm_train_aten, registered for CPU and CUDA alike: it is written in ATen ops, with CPU
+// passes for the common case, Note [Batch norm passes on the CPU], and its derivative is a
+// derivatives.yaml formula) and the composites native_batch_norm, batch_norm, layer_norm,
+// group_norm and instance_norm.
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/core/GradMode.h>
 #include <ATen/native/cpu/BatchNorm.h>
