@@ -47,7 +47,10 @@ void check_src_shape(const char* op, const Tensor& src, const Tensor& positions)
 // The product of the unit vectors along dim. As libtorch's, the norms are clamped at eps as
 // constants: the value divides by max(norm, eps), the gradient sees the unclamped norm.
 Tensor cosine_similarity(const Tensor& x1_, const Tensor& x2_, int64_t dim, double eps) {
-  const ScalarType common = at::result_type(x1_, x2_);
+  // Both operands are broadcast before the dtypes meet, so a 0-dim operand's dtype counts in full
+  // (libtorch: float16 [n] with a float64 0-dim tensor is float64, not result_type's float16).
+  const ScalarType common = promoteTypes(x1_.scalar_type(), x2_.scalar_type());
+  EMBER_CHECK(eps >= 0, "[cosine_similarity] expected a non-negative eps; got ", eps);
   EMBER_CHECK(isFloatingType(common), "[cosine_similarity] expected x1 and x2 whose common dtype is floating; got ",
               c10::dtypeName(x1_.scalar_type()), " and ", c10::dtypeName(x2_.scalar_type()));
   const std::vector<int64_t> shape = broadcast_of("cosine_similarity", x1_, x2_);
@@ -66,6 +69,9 @@ Tensor cosine_similarity(const Tensor& x1_, const Tensor& x2_, int64_t dim, doub
 // every difference).
 Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
   const std::vector<int64_t> shape = broadcast_of("pairwise_distance", x1, x2);
+  EMBER_CHECK(x1.scalar_type() != kBool && x2.scalar_type() != kBool,
+              "[pairwise_distance] expected numeric x1 and x2 (their difference); got ", c10::dtypeName(x1.scalar_type()),
+              " and ", c10::dtypeName(x2.scalar_type()));
   const Tensor diff = at::add(at::sub(x1, x2), Scalar(eps));
   const int64_t last = shape.empty() ? 0 : static_cast<int64_t>(shape.size()) - 1;
   return at::norm(diff, Scalar(p), IntArrayRef{last}, keepdim);
@@ -73,6 +79,9 @@ Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double ep
 
 Tensor dist(const Tensor& self, const Tensor& other, const Scalar& p) {
   broadcast_of("dist", self, other);
+  EMBER_CHECK(self.scalar_type() != kBool && other.scalar_type() != kBool,
+              "[dist] expected numeric inputs (their difference); got ", c10::dtypeName(self.scalar_type()), " and ",
+              c10::dtypeName(other.scalar_type()));
   const Tensor diff = at::sub(self, other);
   EMBER_CHECK(isFloatingType(diff.scalar_type()), "[dist] expected floating inputs; got ",
               c10::dtypeName(self.scalar_type()), " and ", c10::dtypeName(other.scalar_type()));

@@ -174,7 +174,7 @@ Tensor cov(const Tensor& self, int64_t correction, const std::optional<Tensor>& 
   const Tensor xm = at::sub(x, avg.unsqueeze(1));
   const Tensor xw = w.defined() ? at::mul(xm, w) : xm;
   const Tensor c = at::div(at::mm(xm, xw.t()), norm);
-  return self.dim() < 2 ? c.reshape({}) : c;
+  return c.squeeze();  // one variable gives a 0-dim result, as libtorch
 }
 
 Tensor corrcoef(const Tensor& self) {
@@ -395,36 +395,51 @@ Tensor vander(const Tensor& x, std::optional<int64_t> N, bool increasing) {
 // ---------------------------------------------------------------- trapezoid rules, renorm, chain_matmul
 
 namespace {
+// x's spacing along dim, as libtorch's: a 1-d x lies along dim; an x of fewer dims than y gets
+// leading dims of size 1; otherwise x is sliced along the same dim index as y (so an x of more
+// dims than y is sliced along its own dim `dim`, not aligned from the right). Shapes that do not
+// broadcast raise in the arithmetic that follows.
 Tensor spacing_from_x(const char* op, const Tensor& y, const Tensor& x, int64_t dim) {
+  Tensor xv = x;
   if (x.dim() == 1) {
     EMBER_CHECK(x.size(0) == y.size(dim), "[", op, "] expected one x per sample along dim ", dim, " (", y.size(dim),
                 "); got ", x.size(0));
     std::vector<int64_t> view(static_cast<size_t>(y.dim()), 1);
-    view[static_cast<size_t>(dim)] = x.size(0) - 1;
-    return at::diff(x).view(view);
+    view[static_cast<size_t>(dim)] = x.size(0);
+    xv = x.view(view);
+  } else if (x.dim() < y.dim()) {
+    std::vector<int64_t> view(static_cast<size_t>(y.dim() - x.dim()), 1);
+    for (int64_t s : x.sizes()) view.push_back(s);
+    xv = x.view(view);
   }
-  ember::broadcast_shapes(op, y.sizes(), x.sizes());
-  return at::diff(x, 1, dim - y.dim());
+  return at::sub(xv.slice(dim, 1), xv.slice(dim, 0, -1));
 }
-Tensor empty_reduce(const Tensor& y, int64_t dim, const Tensor& like) {
+Tensor empty_reduce(const Tensor& y, int64_t dim) {
   std::vector<int64_t> shape = y.sizes().vec();
   shape.erase(shape.begin() + dim);
-  return at::zeros(shape, like.options());
+  return at::zeros(shape, y.options());
+}
+void check_not_bool(const char* op, const Tensor& y, const Tensor* x) {
+  EMBER_CHECK(y.scalar_type() != kBool && (x == nullptr || x->scalar_type() != kBool), "[", op,
+              "] expected numeric y", x ? " and x" : "", "; got ", c10::dtypeName(y.scalar_type()),
+              x ? " and " : "", x ? c10::dtypeName(x->scalar_type()) : "");
 }
 }  // namespace
 
 // The sums are arranged as libtorch's, so that infinities and integer overflow come out alike:
-// with x, sum(dx * (y[i] + y[i+1])) / 2; with dx, (sum(y) - (y[0] + y[n-1]) / 2) * dx.
+// with x, sum(dx * (y[i] + y[i+1])) / 2; with dx, (sum(y) - (y[0] + y[n-1]) / 2) * dx. An empty
+// dim gives zeros of y's dtype (before any other check, as libtorch).
 Tensor trapezoid_x(const Tensor& y, const Tensor& x, int64_t dim) {
   dim = maybe_wrap_dim(dim, y.dim(), "trapezoid", false);
-  if (y.size(dim) == 0) return empty_reduce(y, dim, at::mul(y.narrow(dim, 0, 0), x.reshape({-1}).narrow(0, 0, 0).sum()));
+  if (y.size(dim) == 0) return empty_reduce(y, dim);
+  check_not_bool("trapezoid", y, &x);
   const Tensor dx = spacing_from_x("trapezoid", y, x, dim);
-  const int64_t n = y.size(dim);
-  return at::div(at::mul(dx, at::add(y.narrow(dim, 1, n - 1), y.narrow(dim, 0, n - 1))).sum(IntArrayRef{dim}, false), 2.);
+  return at::div(at::mul(dx, at::add(y.slice(dim, 1), y.slice(dim, 0, -1))).sum(IntArrayRef{dim}, false), 2.);
 }
 Tensor trapezoid_dx(const Tensor& y, const Scalar& dx, int64_t dim) {
   dim = maybe_wrap_dim(dim, y.dim(), "trapezoid", false);
-  if (y.size(dim) == 0) return empty_reduce(y, dim, at::mul(at::mul(y.narrow(dim, 0, 0), 0.5), dx));
+  if (y.size(dim) == 0) return empty_reduce(y, dim);
+  check_not_bool("trapezoid", y, nullptr);
   const Tensor ends = at::add(y.select(dim, 0), y.select(dim, -1));
   return at::mul(at::sub(y.sum(IntArrayRef{dim}, false), at::mul(ends, 0.5)), dx);
 }
@@ -432,19 +447,18 @@ Tensor trapz_x(const Tensor& y, const Tensor& x, int64_t dim) { return at::trape
 Tensor trapz_dx(const Tensor& y, double dx, int64_t dim) { return at::trapezoid(y, Scalar(dx), dim); }
 
 // Running sums: with x, cumsum(dx * (y[i] + y[i+1]) / 2); with dx, cumsum(dx / 2 * (y[i] + y[i+1])).
+// No shortcut for an empty dim: the result has n - 1 = 0 entries there and the promoted dtype.
 Tensor cumulative_trapezoid_x(const Tensor& y, const Tensor& x, int64_t dim) {
   dim = maybe_wrap_dim(dim, y.dim(), "cumulative_trapezoid", false);
-  if (y.size(dim) == 0) return at::mul(y, x.reshape({-1}).narrow(0, 0, 0).sum());
+  check_not_bool("cumulative_trapezoid", y, &x);
   const Tensor dx = spacing_from_x("cumulative_trapezoid", y, x, dim);
-  const int64_t n = y.size(dim);
-  return at::cumsum(at::div(at::mul(dx, at::add(y.narrow(dim, 1, n - 1), y.narrow(dim, 0, n - 1))), 2.), dim);
+  return at::cumsum(at::div(at::mul(dx, at::add(y.slice(dim, 1), y.slice(dim, 0, -1))), 2.), dim);
 }
 Tensor cumulative_trapezoid_dx(const Tensor& y, const Scalar& dx, int64_t dim) {
   dim = maybe_wrap_dim(dim, y.dim(), "cumulative_trapezoid", false);
+  check_not_bool("cumulative_trapezoid", y, nullptr);
   const Scalar half_dx(dx.toDouble() / 2.0);
-  if (y.size(dim) == 0) return at::mul(y, half_dx);
-  const int64_t n = y.size(dim);
-  return at::cumsum(at::mul(at::add(y.narrow(dim, 1, n - 1), y.narrow(dim, 0, n - 1)), half_dx), dim);
+  return at::cumsum(at::mul(at::add(y.slice(dim, 1), y.slice(dim, 0, -1)), half_dx), dim);
 }
 
 // Each slice along dim whose p-norm exceeds maxnorm is scaled to norm maxnorm (libtorch divides by

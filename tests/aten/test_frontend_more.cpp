@@ -333,3 +333,54 @@ TEST_CASE("frontend_more errors of the statistics and factories start with the o
   starts([&] { torch::chain_matmul({}); }, "[chain_matmul] expected one or more");
   starts([&] { torch::chain_matmul({torch::ones({2, 3}), torch::ones({3})}); }, "[chain_matmul] expected 2-d");
 }
+
+// Found by tools/difffuzz --new against libtorch 2.15; expected values recorded there.
+TEST_CASE("trapezoid rules: x of more dims than y, empty dims, bool; cov of one variable; cosine_similarity dtype",
+          "[frontend_more]") {
+  // An x of more dims than y is sliced along y's dim index (here 0), not aligned from the right.
+  const torch::Tensor y = torch::tensor({7., 7.}, torch::kDouble);
+  const torch::Tensor x = torch::arange(72, torch::kFloat).reshape({3, 3, 2, 2, 2}).to(torch::kBFloat16);
+  const torch::Tensor t = torch::trapezoid(y, x, 0);
+  CHECK(t.scalar_type() == torch::kDouble);
+  CHECK(t.sizes() == torch::IntArrayRef({3, 2, 2, 2}));
+  fm_check_values(t, std::vector<double>(24, 336.));
+  const torch::Tensor c = torch::cumulative_trapezoid(y, x, 0);
+  CHECK(c.sizes() == torch::IntArrayRef({2, 3, 2, 2, 2}));
+  std::vector<double> cv(24, 168.);
+  cv.resize(48, 336.);
+  fm_check_values(c, cv);
+  // An empty dim: zeros of y's dtype (trapezoid), the promoted dtype and n - 1 = 0 (cumulative).
+  const torch::Tensor ys = torch::zeros({20, 4, 0}, torch::kShort);
+  CHECK(torch::trapezoid(ys, 2.5).scalar_type() == torch::kShort);
+  CHECK(torch::trapz(ys, 2.5).sizes() == torch::IntArrayRef({20, 4}));
+  CHECK(torch::trapezoid(ys, torch::zeros({0})).scalar_type() == torch::kShort);
+  CHECK(torch::cumulative_trapezoid(ys, 2.5).scalar_type() == torch::kFloat);
+  const torch::Tensor ce = torch::cumulative_trapezoid(torch::zeros({0}, torch::kByte), torch::zeros({3, 4, 0}));
+  CHECK(ce.scalar_type() == torch::kFloat);
+  CHECK(ce.sizes() == torch::IntArrayRef({2, 4, 0}));
+  CHECK(torch::trapezoid(torch::zeros({0}, torch::kByte), torch::zeros({3, 4, 0})).scalar_type() == torch::kByte);
+  CHECK(torch::trapezoid(torch::zeros({0}, torch::kBool), 1.0).scalar_type() == torch::kBool);
+  CHECK_THROWS(torch::trapezoid(torch::tensor({1., 2., 3.}), torch::tensor({{0., 1., 3.}, {0., 2., 4.}}), 0));
+  // cov squeezes: one variable gives a 0-dim result also from a 2-d input.
+  const torch::Tensor one = torch::tensor({{-9.f, -7.f, -5.f}});
+  CHECK(one.cov().dim() == 0);
+  fm_check_values(one.cov(), {4.});
+  fm_check_values(one.corrcoef(), {1.});
+  CHECK(torch::ones({3, 1}).cov().sizes() == torch::IntArrayRef({3, 3}));
+  // Both operands' dtypes count in full (a 0-dim float64 promotes float16 to float64).
+  const torch::Tensor cs = torch::cosine_similarity(torch::ones({2, 3}, torch::kHalf), torch::tensor(2.0, torch::kDouble), 1);
+  CHECK(cs.scalar_type() == torch::kDouble);
+  fm_check_values(cs, {1., 1.});
+  auto starts = [](const std::function<void()>& f, const std::string& prefix) {
+    const std::string e = ember_test::error_of(f);
+    INFO(e);
+    CHECK(fm_starts(e, prefix));
+  };
+  starts([&] { torch::trapezoid(torch::ones({3}, torch::kBool), 1.0); }, "[trapezoid] expected numeric y");
+  starts([&] { torch::trapezoid(torch::ones({3}), torch::ones({3}, torch::kBool)); }, "[trapezoid] expected numeric y and x");
+  starts([&] { torch::cumulative_trapezoid(torch::ones({3}, torch::kBool), 1.0); }, "[cumulative_trapezoid] expected numeric");
+  starts([&] { torch::cumulative_trapezoid(torch::ones({3}, torch::kBool), torch::ones({3})); }, "[cumulative_trapezoid] expected");
+  starts([&] { torch::cosine_similarity(torch::ones({2, 3}), torch::ones({2, 3}), 1, -1.0); }, "[cosine_similarity] expected a non-negative eps");
+  starts([&] { torch::pairwise_distance(torch::ones({2, 3}, torch::kBool), torch::ones({2, 3})); }, "[pairwise_distance] expected numeric");
+  starts([&] { torch::dist(torch::ones({3}, torch::kBool), torch::ones({3}, torch::kBool)); }, "[dist] expected numeric");
+}

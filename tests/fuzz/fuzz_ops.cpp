@@ -225,8 +225,202 @@ std::vector<OpFn> ops() {
   return v;
 }
 
+// The second table (-DFUZZ_NEW_OPS, tools/difffuzz --new): the torch::special functions, clamp with
+// tensor bounds, the statistics/shape composites of FrontendMore*.cpp and the backward formulas
+// written for mean, clone, t, _to_copy, stack and the losses; kept apart so that the libFuzzer
+// corpus keeps decoding to the ops it was merged for.
+const char* const kInterp[] = {"linear", "lower", "higher", "midpoint", "nearest", "bogus"};
+const char* const kReduce[] = {"sum", "prod", "mean", "amax", "amin", "max"};
+
+// A leaf that requires grad: floating inputs only (the gradient of the rest is not the question).
+at::Tensor leaf(Reader& r) {
+  at::Tensor a = make_tensor(r);
+  if (!at::isFloatingType(a.scalar_type())) throw SkipInput{};
+  return a.clone().detach().requires_grad_(true);
+}
+void sink_grad(const at::Tensor& out, const at::Tensor& x) {
+  sink(out);
+  out.sum().backward();
+  sink(x.grad());
+}
+
+std::vector<OpFn> new_ops() {
+  std::vector<OpFn> v;
+  auto T = [](Reader& r) { return make_tensor(r); };
+  auto opt = [T](Reader& r) { return (r.u8() & 1) ? std::optional<at::Tensor>(T(r)) : std::nullopt; };
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); sink(at::special_i1(a)); sink(at::special_i0e(a)); sink(at::special_i1e(a)); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); sink(at::special_erfcx(a)); sink(at::special_ndtr(a)); sink(at::special_log_ndtr(a)); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); sink(at::special_ndtri(a)); sink(at::special_entr(a)); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); sink(at::polygamma(r.u8() % 5 - (r.u8() % 8 == 0), a)); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r), b = T(r); sink(at::special_xlog1py(a, b)); sink(at::special_zeta(a, b)); });
+  v.push_back([T, opt](Reader& r) { at::Tensor a = T(r); auto lo = opt(r), hi = opt(r); sink(at::clamp(a, lo, hi)); sink(at::clip(a, hi, lo)); });
+  v.push_back([T, opt](Reader& r) { at::Tensor a = T(r); auto lo = opt(r), hi = opt(r); a.clamp_(lo, hi); sink(a); });
+  v.push_back([T](Reader& r) {
+    at::Tensor a = T(r);
+    const double q = (r.u8() % 11) / 10.0 - (r.u8() % 16 == 0) * 2;
+    const auto dim = (r.u8() & 1) ? std::optional<int64_t>(r.small_int() % 5) : std::nullopt;
+    const bool keep = r.u8() & 1;
+    const char* in = kInterp[r.u8() % 6];
+    sink(at::quantile(a, q, dim, keep, in));
+    sink(at::nanquantile(a, q, dim, keep, in));
+  });
+  v.push_back([T](Reader& r) {
+    at::Tensor a = T(r), q = T(r);
+    const auto dim = (r.u8() & 1) ? std::optional<int64_t>(r.small_int() % 5) : std::nullopt;
+    const bool keep = r.u8() & 1;
+    const char* in = kInterp[r.u8() % 6];
+    if (r.u8() & 1) q = q.to(a.scalar_type()).remainder(1.5);
+    if (a.numel() * std::max<int64_t>(q.numel(), 1) > (1 << 16)) throw SkipInput{};
+    sink(at::quantile(a, q, dim, keep, in));
+    sink(at::nanquantile(a, q, dim, keep, in));
+  });
+  v.push_back([T, opt](Reader& r) {
+    at::Tensor a = T(r);
+    const int64_t c = r.small_int() % 4;
+    auto fw = opt(r), aw = opt(r);
+    if (fw && (r.u8() & 1)) fw = fw->to(at::kLong).abs();
+    if (a.dim() == 2 && a.size(1) * a.size(1) > (1 << 16)) throw SkipInput{};
+    sink(at::cov(a, c, fw, aw));
+    sink(at::corrcoef(a));
+  });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); sink(at::histc(a, bounded(r.size()), r.scalar(), r.scalar())); });
+  v.push_back([T, opt](Reader& r) {
+    at::Tensor a = T(r);
+    if (r.u8() & 1) a = a.to(at::kLong).clamp_max(64);
+    auto w = opt(r);
+    sink(at::bincount(a, w, bounded(r.size())));
+  });
+  v.push_back([T](Reader& r) {
+    at::Tensor a = T(r), b = T(r);
+    const bool u = r.u8() & 1, inv = r.u8() & 1;
+    sink(at::isin(a, b, u, inv));
+    sink(at::isin(a, r.scalar(), u, inv));
+    sink(at::isin(r.scalar(), b, u, inv));
+  });
+  v.push_back([T](Reader& r) {
+    std::vector<at::Tensor> ts(r.u8() % 4);
+    for (auto& t : ts) t = T(r);
+    int64_t rows = 0, cols = 0, prod = 1;
+    for (auto& t : ts) {
+      rows += t.dim() == 2 ? t.size(0) : 1; cols += t.dim() >= 1 ? t.size(-1) : 1;
+      prod *= std::max<int64_t>(t.numel(), 1); if (prod > (1 << 16)) throw SkipInput{};
+    }
+    if (rows * cols > (1 << 16)) throw SkipInput{};
+    sink(at::block_diag(ts));
+    sink(at::cartesian_prod(ts));
+  });
+  v.push_back([T](Reader& r) {
+    at::Tensor a = T(r);
+    const int64_t k = r.u8() % 5 - 1;
+    const bool rep = r.u8() & 1;
+    if (std::pow(static_cast<double>(a.numel()) + 1, std::max<int64_t>(k, 1)) > (1 << 16)) throw SkipInput{};
+    sink(at::combinations(a, k, rep));
+  });
+  v.push_back([T](Reader& r) {
+    at::Tensor a = T(r);
+    const int64_t off = r.small_int() % 8, d1 = r.small_int() % 6, d2 = r.small_int() % 6;
+    const int64_t n = a.dim() ? a.size(-1) : 1;
+    if (a.numel() * (n + std::abs(off)) > (1 << 16)) throw SkipInput{};
+    sink(at::diag_embed(a, off, d1, d2));
+  });
+  v.push_back([](Reader& r) {
+    const int64_t row = r.size(), col = r.size(), off = r.small_int();
+    if (row > 0 && col > 0) bounded(row * col);
+    if (row > (1 << 16) || col > (1 << 16)) throw SkipInput{};
+    sink(at::tril_indices(row, col, off));
+    sink(at::triu_indices(row, col, off));
+  });
+  v.push_back([T](Reader& r) {
+    at::Tensor a = T(r);
+    const auto n = (r.u8() & 1) ? std::optional<int64_t>(r.size()) : std::nullopt;
+    const int64_t cols = n ? *n : a.numel();
+    if (cols > 0 && a.numel() * cols > (1 << 16)) throw SkipInput{};
+    sink(at::vander(a, n, r.u8() & 1));
+  });
+  v.push_back([T](Reader& r) {
+    at::Tensor y = T(r), x = T(r);
+    const int64_t d = r.small_int() % 5;
+    sink(at::trapezoid(y, x, d));
+    sink(at::cumulative_trapezoid(y, x, d));
+  });
+  v.push_back([T](Reader& r) {
+    at::Tensor y = T(r);
+    const double dx = r.scalar();
+    const int64_t d = r.small_int() % 5;
+    sink(at::trapezoid(y, dx, d));
+    sink(at::cumulative_trapezoid(y, dx, d));
+    sink(at::trapz(y, dx, d));
+  });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r); sink(at::renorm(a, r.scalar(), r.small_int() % 5, r.scalar())); });
+  v.push_back([T](Reader& r) {
+    std::vector<at::Tensor> ts(r.u8() % 4);
+    for (auto& t : ts) t = T(r);
+    sink(at::chain_matmul(ts));
+  });
+  v.push_back([](Reader& r) { sink(at::scalar_tensor(r.scalar(), at::TensorOptions().dtype(kDtypes[r.u8() % 10]))); });
+  v.push_back([T](Reader& r) {
+    at::Tensor a = T(r), b = T(r);
+    const int64_t d = r.small_int() % 5;
+    const double p = r.scalar(), eps = (r.u8() & 1) ? 1e-8 : r.scalar();
+    sink(at::cosine_similarity(a, b, d, eps));
+    sink(at::pairwise_distance(a, b, p, 1e-6, r.u8() & 1));
+    sink(at::dist(a, b, p));
+  });
+  v.push_back([T](Reader& r) {
+    at::Tensor a = T(r), i = T(r), s = T(r);
+    const int64_t d = r.small_int() % 5;
+    const char* red = kReduce[r.u8() % 6];
+    sink(at::scatter_reduce(a, d, i.to(at::kLong), s, red, r.u8() & 1));
+  });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r), m = T(r), s = T(r); sink(at::masked_scatter(a, m.to(at::kBool), s)); });
+  v.push_back([T](Reader& r) {
+    at::Tensor a = T(r), s = T(r);
+    const int64_t d = r.small_int() % 5;
+    const auto st = (r.u8() & 1) ? std::optional<int64_t>(r.small_int()) : std::nullopt;
+    const auto en = (r.u8() & 1) ? std::optional<int64_t>(r.small_int()) : std::nullopt;
+    sink(at::slice_scatter(a, s, d, st, en, r.size()));
+  });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r), s = T(r); sink(at::select_scatter(a, s, r.small_int() % 5, r.small_int())); });
+  v.push_back([T](Reader& r) { at::Tensor a = T(r), s = T(r); sink(at::diagonal_scatter(a, s, r.small_int() % 6, r.small_int() % 4, r.small_int() % 4)); });
+  // Backward formulas.
+  v.push_back([](Reader& r) { at::Tensor x = leaf(r); sink_grad(x.mean(dims(r), r.u8() & 1), x); });
+  v.push_back([](Reader& r) { at::Tensor x = leaf(r); sink_grad(x.clone().mul(x.t()), x); });
+  v.push_back([](Reader& r) { at::Tensor x = leaf(r); sink_grad(x.to(kDtypes[r.u8() % 4]), x); });
+  v.push_back([](Reader& r) { at::Tensor x = leaf(r); sink_grad(at::stack({x, x.mul(2)}, r.small_int() % 5), x); });
+  v.push_back([T](Reader& r) { at::Tensor x = leaf(r), y = T(r); sink_grad(at::mse_loss(x, y, r.u8() % 3), x); });
+  v.push_back([T, opt](Reader& r) {
+    at::Tensor x = leaf(r), t = T(r);
+    auto w = opt(r);
+    sink_grad(at::nll_loss_nd(x, t.to(at::kLong), w, r.u8() % 3, r.small_int() % 3 - 1), x);
+  });
+  v.push_back([T, opt](Reader& r) {
+    at::Tensor x = leaf(r), t = T(r);
+    auto w = opt(r);
+    sink_grad(at::binary_cross_entropy(x.sigmoid(), t, w, r.u8() % 3), x);
+  });
+  v.push_back([T, opt](Reader& r) {
+    at::Tensor x = leaf(r), t = T(r);
+    auto w = opt(r), pw = opt(r);
+    sink_grad(at::binary_cross_entropy_with_logits(x, t, w, pw, r.u8() % 3), x);
+  });
+  v.push_back([T, opt](Reader& r) {
+    at::Tensor x = leaf(r);
+    std::vector<int64_t> shape(r.u8() % 3);
+    for (size_t k = 0; k < shape.size(); ++k) shape[k] = (r.u8() & 1) && x.dim() >= static_cast<int64_t>(shape.size()) ? x.size(x.dim() - shape.size() + k) : r.size();
+    auto w = opt(r), b = opt(r);
+    auto out = at::native_layer_norm(x, shape, w, b, 1e-5);
+    sink(std::get<1>(out)); sink(std::get<2>(out));
+    sink_grad(std::get<0>(out), x);
+  });
+  return v;
+}
+
 const std::vector<OpFn>& table() {
+#ifdef FUZZ_NEW_OPS
+  static const std::vector<OpFn> t = new_ops();
+#else
   static const std::vector<OpFn> t = ops();
+#endif
   return t;
 }
 
