@@ -766,4 +766,66 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> layer_norm_backward(const at::Ten
   return {d_input, d_weight, d_bias};
 }
 
+at::Tensor smooth_l1_loss_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& target,
+                                  int64_t reduction, double beta) {
+  // beta > 0: d / beta inside (-beta, beta), the sign of d outside; beta == 0 is L1 with slope -1
+  // at d = 0 (the forward takes -d for d <= 0). NaN stays NaN (d / beta).
+  const at::Tensor d = self - target;
+  const at::Tensor g = loss_reduction_backward(grad, d, reduction);
+  if (beta == 0) return g * at::where(at::le(d, 0), at::Scalar(-1.0), at::Scalar(1.0)).to(d.scalar_type());
+  return g * at::where(at::lt(d, -beta), at::Scalar(-1.0), at::where(at::gt(d, beta), at::Scalar(1.0), d / beta));
+}
+
+at::Tensor huber_loss_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& target,
+                               int64_t reduction, double delta) {
+  // d inside [-delta, delta], +-delta outside.
+  const at::Tensor d = self - target;
+  return loss_reduction_backward(grad, d, reduction) *
+         at::where(at::lt(d, -delta), at::Scalar(-delta), at::where(at::gt(d, delta), at::Scalar(delta), d));
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> group_norm_backward(const at::Tensor& grad, const at::Tensor& grad_mean,
+                                                                   const at::Tensor& grad_rstd, const at::Tensor& input,
+                                                                   const at::Tensor& weight, const at::Tensor& mean,
+                                                                   const at::Tensor& rstd, int64_t n, int64_t channels,
+                                                                   int64_t groups, double eps,
+                                                                   std::array<bool, 3> grad_input_mask) {
+  if (!grad.defined() && !grad_mean.defined() && !grad_rstd.defined()) return {};
+  const at::Tensor x = input.reshape({n, groups, -1});
+  at::Tensor mu = mean.reshape({n, groups, 1}), rs = rstd.reshape({n, groups, 1});
+  if (at::GradMode::is_enabled()) {
+    // Recorded backward: statistics from input, so that second derivatives see them move.
+    mu = x.mean({2}, /*keepdim=*/true);
+    rs = at::var(x, {2}, /*unbiased=*/false, /*keepdim=*/true).add(eps).rsqrt();
+  }
+  const at::Tensor xhat = (x - mu) * rs;
+  std::vector<int64_t> cshape(static_cast<size_t>(input.dim()), 1), not_channel{0};
+  cshape[1] = channels;
+  for (int64_t d = 2; d < input.dim(); ++d) not_channel.push_back(d);
+  at::Tensor d_input, d_weight, d_bias;
+  if (grad_input_mask[0]) {
+    // Per (sample, group) as layer_norm: rstd (g - mean(g) - xhat mean(g xhat)), g = grad * weight.
+    at::Tensor dx;
+    if (grad.defined()) {
+      const at::Tensor g = (weight.defined() ? grad * weight.reshape(cshape) : grad).reshape({n, groups, -1});
+      dx = rs * (g - g.mean({2}, true) - xhat * (g * xhat).mean({2}, true));
+    }
+    // The statistics are outputs too (libtorch differentiates them): mean spreads its gradient
+    // evenly over the group; rstd = (var + eps)^-1/2 gives -rstd^3 (x - mean) / D per element.
+    const double size = static_cast<double>(std::max<int64_t>(x.size(2), 1));
+    if (grad_mean.defined()) {
+      const at::Tensor t = (grad_mean.reshape({n, groups, 1}) / size).expand(x.sizes());
+      dx = dx.defined() ? dx + t : t;
+    }
+    if (grad_rstd.defined()) {
+      const at::Tensor t = at::neg(grad_rstd.reshape({n, groups, 1})) * rs * rs * xhat / size;
+      dx = dx.defined() ? dx + t : t;
+    }
+    d_input = dx.reshape(input.sizes());
+  }
+  if (grad.defined() && grad_input_mask[1] && weight.defined()) d_weight = (grad * xhat.reshape(input.sizes())).sum(not_channel);
+  if (grad.defined() && grad_input_mask[2]) d_bias = grad.sum(not_channel);
+  return {d_input, d_weight, d_bias};
+}
+
 }  // namespace torch::autograd::formulas

@@ -187,12 +187,27 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_generic(const Tensor& input
   return {out, mean, rstd};
 }
 
+// group_norm is native_group_norm's first output (NativeGroupNormBackward0, as libtorch); the
+// statistics are per (sample, group), shape [N, groups].
 Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight_opt,
                   const std::optional<Tensor>& bias_opt, double eps, bool /*cudnn_enabled*/) {
-  const Tensor weight = defined_or_empty(weight_opt), bias = defined_or_empty(bias_opt);
   EMBER_CHECK(input.dim() >= 2, "[group_norm] expected an input of at least 2 dims (N, C, ...); got shape ",
               input.sizes());
   const int64_t n = input.size(0), channels = input.size(1);
+  const int64_t hxw = input.numel() / std::max<int64_t>(n * channels, 1);
+  return std::get<0>(at::native_group_norm(input, weight_opt, bias_opt, n, channels, hxw, num_groups, eps));
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_group_norm_generic(const Tensor& input, const std::optional<Tensor>& weight_opt,
+                                                             const std::optional<Tensor>& bias_opt, int64_t n,
+                                                             int64_t channels, int64_t hxw, int64_t num_groups,
+                                                             double eps) {
+  const Tensor weight = defined_or_empty(weight_opt), bias = defined_or_empty(bias_opt);
+  EMBER_CHECK(input.dim() >= 2, "[group_norm] expected an input of at least 2 dims (N, C, ...); got shape ",
+              input.sizes());
+  EMBER_CHECK(input.size(0) == n && input.size(1) == channels && n * channels * hxw == input.numel(),
+              "[native_group_norm] expected N, C and HxW that describe the input; got N ", n, ", C ", channels,
+              ", HxW ", hxw, " for shape ", input.sizes());
   EMBER_CHECK(num_groups > 0 && channels % num_groups == 0, "[group_norm] expected num_groups > 0 dividing the ",
               channels, " channels; got num_groups ", num_groups);
   check_per_channel(weight, channels, "group_norm", "weight");
@@ -200,12 +215,12 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<T
   const int64_t group_size = input.numel() / std::max<int64_t>(n * num_groups, 1);
   const Tensor x = input.reshape({n, num_groups, group_size});
   const Tensor mean = x.mean(last, /*keepdim=*/true);
-  const Tensor var = at::var(x, last, /*unbiased=*/false, /*keepdim=*/true);
-  Tensor out = ((x - mean) * var.add(eps).rsqrt()).reshape(input.sizes());
+  const Tensor rstd = at::var(x, last, /*unbiased=*/false, /*keepdim=*/true).add(eps).rsqrt();
+  Tensor out = ((x - mean) * rstd).reshape(input.sizes());
   const auto shape = channel_shape(channels, input.dim());
   if (weight.defined()) out = out * weight.reshape(shape);
   if (bias.defined()) out = out + bias.reshape(shape);
-  return out;
+  return {out, mean.reshape({n, num_groups}), rstd.reshape({n, num_groups})};
 }
 
 Tensor instance_norm(const Tensor& input, const std::optional<Tensor>& weight_opt, const std::optional<Tensor>& bias_opt,

@@ -183,4 +183,18 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> layer_norm_backward(const at::Ten
                                                                    const at::Tensor& mean, const at::Tensor& rstd, double eps,
                                                                    std::array<bool, 3> grad_input_mask);
 
+/// smooth_l1_loss and huber_loss with respect to self (target: the negative).
+at::Tensor smooth_l1_loss_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& target,
+                                  int64_t reduction, double beta);
+at::Tensor huber_loss_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& target,
+                               int64_t reduction, double delta);
+/// native_group_norm for (input, weight, bias) from the saved [N, groups] statistics; the
+/// statistics' own gradients (grad_mean, grad_rstd, undefined when unused) reach input too.
+std::tuple<at::Tensor, at::Tensor, at::Tensor> group_norm_backward(const at::Tensor& grad, const at::Tensor& grad_mean,
+                                                                   const at::Tensor& grad_rstd, const at::Tensor& input,
+                                                                   const at::Tensor& weight, const at::Tensor& mean,
+                                                                   const at::Tensor& rstd, int64_t n, int64_t channels,
+                                                                   int64_t groups, double eps,
+                                                                   std::array<bool, 3> grad_input_mask);
+
 }  // namespace torch::autograd::formulas
