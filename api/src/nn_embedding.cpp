@@ -15,9 +15,25 @@ std::optional<int64_t> normalized_padding_idx(const char* op, std::optional<int6
   return *padding_idx < 0 ? *padding_idx + rows : *padding_idx;
 }
 
-void check_no_max_norm(const char* op, const std::optional<double>& max_norm) {
-  EMBER_CHECK(!max_norm.has_value(), "[", op, "] max_norm is not supported by Ember yet (issue #6); got max_norm=",
-              max_norm.value_or(0));
+// max_norm: every row the input looks up whose norm_type-norm exceeds max_norm is scaled in place,
+// outside autograd, to max_norm / (norm + 1e-7) times itself (libtorch's embedding_renorm_; the
+// weight's version moves, so a graph that saved the old rows notices).
+void renorm_looked_up_rows(const char* op, const at::Tensor& weight, const at::Tensor& input,
+                           const std::optional<double>& max_norm, double norm_type) {
+  if (!max_norm.has_value()) return;
+  EMBER_CHECK(*max_norm >= 0, "[", op, "] expected max_norm >= 0; got ", *max_norm);
+  EMBER_CHECK(input.scalar_type() == at::kLong || input.scalar_type() == at::kInt, "[", op,
+              "] expected int64 or int32 indices; got ", c10::dtypeName(input.scalar_type()));
+  if (input.numel() == 0) return;
+  at::NoGradGuard no_grad;
+  const at::Tensor rows = std::get<0>(at::_unique(input.reshape({-1}).to(at::kLong), /*sorted=*/true));
+  // Out-of-range indices: the lookup itself reports them.
+  if (rows[0].item<int64_t>() < 0 || rows[-1].item<int64_t>() >= weight.size(0)) return;
+  const at::Tensor picked = weight.index_select(0, rows);
+  const at::Tensor norms = at::norm(picked, at::Scalar(norm_type), {1}, /*keepdim=*/true);
+  const at::Tensor scale = at::where(at::gt(norms, *max_norm), *max_norm / (norms + 1e-7), at::ones_like(norms));
+  at::Tensor w = weight;
+  w.index_put_(c10::List<std::optional<at::Tensor>>({std::optional<at::Tensor>(rows)}), picked * scale);
 }
 
 int64_t bag_mode(const EmbeddingBagMode& mode) {
@@ -40,15 +56,14 @@ namespace functional {
 
 at::Tensor embedding(const at::Tensor& input, const at::Tensor& weight, const EmbeddingFuncOptions& options) {
   EMBER_CHECK(weight.defined() && weight.dim() == 2, "[embedding] expected a 2-D weight (num_embeddings, embedding_dim)");
-  check_no_max_norm("embedding", options.max_norm());
   const auto pad = normalized_padding_idx("embedding", options.padding_idx(), weight.size(0));
+  renorm_looked_up_rows("embedding", weight, input, options.max_norm(), options.norm_type());
   return at::embedding(weight, input, pad.value_or(-1), options.scale_grad_by_freq(), options.sparse());
 }
 
 at::Tensor embedding_bag(const at::Tensor& input, const at::Tensor& weight, const EmbeddingBagFuncOptions& options) {
   const char* op = "embedding_bag";
   EMBER_CHECK(weight.defined() && weight.dim() == 2, "[", op, "] expected a 2-D weight (num_embeddings, embedding_dim)");
-  check_no_max_norm(op, options.max_norm());
   EMBER_CHECK(input.defined() && (input.dim() == 1 || input.dim() == 2), "[", op,
               "] expected a 1-D (with offsets) or 2-D (one bag per row) input; got ", input.defined() ? input.dim() : -1, "-D");
   at::Tensor indices = input, offsets = options.offsets(), psw = options.per_sample_weights();
@@ -66,6 +81,7 @@ at::Tensor embedding_bag(const at::Tensor& input, const at::Tensor& weight, cons
     EMBER_CHECK(offsets.defined() && offsets.dim() == 1, "[", op, "] expected 1-D offsets with a 1-D input");
   }
   const auto pad = normalized_padding_idx(op, options.padding_idx(), weight.size(0));
+  renorm_looked_up_rows(op, weight, indices, options.max_norm(), options.norm_type());
   auto out = at::embedding_bag(weight, indices, offsets, options.scale_grad_by_freq(), bag_mode(options.mode()),
                                options.sparse(), psw.defined() ? std::optional<at::Tensor>(psw) : std::nullopt,
                                options.include_last_offset(), pad);

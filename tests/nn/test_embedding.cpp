@@ -92,8 +92,10 @@ TEST_CASE("embedding errors", "[nn][embedding][errors]") {
   REQUIRE_THROWS_WITH(torch::embedding(ramp({4}), torch::tensor({1}, torch::kLong)), Catch::Contains("[embedding] expected a 2-D weight"));
   REQUIRE_THROWS_WITH(F::embedding(torch::tensor({1}, torch::kLong), w, F::EmbeddingFuncOptions().padding_idx(4)),
                       Catch::Contains("[embedding] expected padding_idx in [-4, 4)"));
-  REQUIRE_THROWS_WITH(F::embedding(torch::tensor({1}, torch::kLong), w, F::EmbeddingFuncOptions().max_norm(1.0)),
-                      Catch::Contains("[embedding] max_norm is not supported"));
+  REQUIRE_THROWS_WITH(F::embedding(torch::tensor({1}, torch::kLong), w, F::EmbeddingFuncOptions().max_norm(-1.0)),
+                      Catch::Contains("[embedding] expected max_norm >= 0; got -1"));
+  REQUIRE_THROWS_WITH(F::embedding(torch::tensor({7}, torch::kLong), w, F::EmbeddingFuncOptions().max_norm(1.0)),
+                      Catch::Contains("[embedding] expected indices in [0, 4)"));
   auto wg = w.clone().requires_grad_();
   auto y = torch::embedding(wg, torch::tensor({1}, torch::kLong), -1, false, /*sparse=*/true);
   REQUIRE_THROWS_WITH(y.sum().backward(), Catch::Contains("[embedding_backward] expected sparse=false"));
@@ -238,4 +240,38 @@ TEST_CASE("nn::EmbeddingBag: defaults, printing, errors", "[nn][embedding][error
   const auto none = F::embedding_bag(torch::zeros({0}, torch::kLong), w,
                                      F::EmbeddingBagFuncOptions().offsets(torch::zeros({2}, torch::kLong)).mode(torch::kMax));
   REQUIRE(torch::equal(none, torch::zeros({2, 3})));
+}
+
+TEST_CASE("embedding and embedding_bag max_norm renormalise the looked-up rows as libtorch", "[nn][embedding]") {
+  // Recorded from libtorch 2.15: rows whose norm exceeds max_norm are scaled in place by
+  // max_norm / (norm + 1e-7); rows not looked up, and rows within the bound, keep their values.
+  auto w = torch::arange(12, torch::kDouble).view({4, 3}).clone().requires_grad_(true);
+  auto out = F::embedding(torch::tensor({1, 3, 1}, torch::kLong), w, F::EmbeddingFuncOptions().max_norm(5.0));
+  out.sum().backward();
+  const auto w_after = torch::tensor({0.0, 1, 2, 2.121320313559643, 2.8284270847461905, 3.5355338559327381, 6, 7, 8,
+                                      2.5894590045173, 2.8771766716858886, 3.1648943388544777},
+                                     torch::kDouble);
+  CHECK(torch::allclose(w.detach().view(-1), w_after, 1e-14, 0));
+  CHECK(torch::allclose(out.detach(), w_after.view({4, 3}).index_select(0, torch::tensor({1, 3, 1}, torch::kLong)), 1e-14, 0));
+  CHECK(torch::equal(w.grad().view(-1), torch::tensor({0.0, 0, 0, 2, 2, 2, 0, 0, 0, 1, 1, 1}, torch::kDouble)));
+  CHECK(w._version() == 1);
+  // The renormalised rows' 2-norm is max_norm up to the 1e-7 guard: 5 norm / (norm + 1e-7).
+  const double n1 = std::sqrt(50.0), n3 = std::sqrt(302.0);
+  CHECK(torch::allclose(w.detach().index_select(0, torch::tensor({1, 3}, torch::kLong)).norm(2, {1}),
+                        torch::tensor({5 * n1 / (n1 + 1e-7), 5 * n3 / (n3 + 1e-7)}, torch::kDouble), 1e-14, 0));
+
+  auto w2 = torch::arange(12, torch::kDouble).view({4, 3}).clone();
+  auto bag = F::embedding_bag(torch::tensor({0, 2, 3}, torch::kLong), w2,
+                              F::EmbeddingBagFuncOptions().offsets(torch::tensor({0, 1}, torch::kLong)).max_norm(6.0).norm_type(1.0));
+  CHECK(torch::allclose(w2.view(-1),
+                        torch::tensor({0.0, 1, 2, 3, 4, 5, 1.7142857061224488, 1.9999999904761903, 2.2857142748299317,
+                                       1.7999999939999998, 1.9999999933333332, 2.1999999926666667}, torch::kDouble), 1e-14, 0));
+  CHECK(torch::allclose(bag.view(-1), torch::tensor({0.0, 1, 2, 1.7571428500612243, 1.9999999919047617, 2.2428571337482994},
+                                                    torch::kDouble), 1e-14, 0));
+
+  // The module passes its options through.
+  torch::nn::Embedding emb(torch::nn::EmbeddingOptions(4, 3).max_norm(1.0));
+  emb->forward(torch::tensor({0, 2}, torch::kLong));
+  const auto norms = emb->weight.detach().index_select(0, torch::tensor({0, 2}, torch::kLong)).norm(2, {1});
+  CHECK((norms <= 1.0 + 1e-6).all().item<bool>());
 }

@@ -4,7 +4,7 @@
 // (aten/native/Embedding.cpp).
 //   torch::nn::Embedding emb(torch::nn::EmbeddingOptions(1000, 64).padding_idx(0));
 //   auto bags = torch::nn::EmbeddingBag(torch::nn::EmbeddingBagOptions(1000, 64).mode(torch::kSum));
-// max_norm (renormalising looked-up rows in place) is not supported yet and raises.
+// max_norm renormalises the looked-up rows of the weight in place (outside autograd) before the lookup.
 #include <torch/enum.h>
 #include <torch/nn/cloneable.h>
 #include <torch/nn/module.h>
