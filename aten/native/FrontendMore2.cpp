@@ -259,7 +259,9 @@ Tensor isin_impl(const Tensor& elements, const Tensor& test, ScalarType common, 
 
 Tensor isin_Tensor_Tensor(const Tensor& elements, const Tensor& test_elements, bool assume_unique, bool invert) {
   (void)assume_unique;  // a hint only; the answer is the same
-  return isin_impl(elements, test_elements, promoteTypes(elements.scalar_type(), test_elements.scalar_type()), invert);
+  // libtorch's result_type, where a 0-dim operand of the same category does not promote: a 0-dim
+  // int32 -11 is compared as uint8 with uint8 test elements (so it matches 245).
+  return isin_impl(elements, test_elements, at::result_type(elements, test_elements), invert);
 }
 Tensor isin_Tensor_Scalar(const Tensor& elements, const Scalar& test_element, bool assume_unique, bool invert) {
   (void)assume_unique;

@@ -371,6 +371,11 @@ TEST_CASE("trapezoid rules: x of more dims than y, empty dims, bool; cov of one 
   const torch::Tensor cs = torch::cosine_similarity(torch::ones({2, 3}, torch::kHalf), torch::tensor(2.0, torch::kDouble), 1);
   CHECK(cs.scalar_type() == torch::kDouble);
   fm_check_values(cs, {1., 1.});
+  // isin promotes as result_type: a 0-dim operand of the same category takes the other's dtype.
+  const torch::Tensor u8 = torch::tensor({245, 246, 247}, torch::kByte);
+  fm_check_values(torch::isin(torch::tensor(-11, torch::kInt), u8), {1.});
+  fm_check_values(torch::isin(u8, torch::tensor(-12, torch::kInt)), {0., 0., 0.});
+  fm_check_values(torch::isin(u8, torch::tensor(-11, torch::kInt)), {1., 0., 0.});
   auto starts = [](const std::function<void()>& f, const std::string& prefix) {
     const std::string e = ember_test::error_of(f);
     INFO(e);
