@@ -179,7 +179,11 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_generic(const Tensor& input
               normalized_shape, "; got ", bias.sizes());
   std::vector<int64_t> dims;
   for (int64_t d = input.dim() - k; d < input.dim(); ++d) dims.push_back(d);
-  const Tensor mean = input.mean(dims, /*keepdim=*/true);
+  // An empty normalised slice has mean 0 (libtorch's) and a NaN rstd.
+  int64_t slice = 1;
+  for (int64_t d : normalized_shape) slice *= d;
+  const bool empty_slice = slice == 0;
+  const Tensor mean = empty_slice ? at::zeros_like(input.sum(dims, /*keepdim=*/true)) : input.mean(dims, /*keepdim=*/true);
   const Tensor rstd = at::var(input, dims, /*unbiased=*/false, /*keepdim=*/true).add(eps).rsqrt();
   Tensor out = (input - mean) * rstd;
   if (weight.defined()) out = out * weight;

@@ -212,3 +212,13 @@ TEST_CASE("binary_cross_entropy gradients at probabilities of exactly 0 and 1 ar
                 {special_clamp_test::kInf, special_clamp_test::kInf, -special_clamp_test::kInf, -special_clamp_test::kInf, 0.0}, 0);
   CHECK(loss.grad_fn()->name() == "BinaryCrossEntropyBackward0");
 }
+
+TEST_CASE("native_layer_norm of an empty normalised slice: mean 0, rstd NaN (libtorch 2.15)", "[special]") {
+  auto r = torch::native_layer_norm(torch::randn({3, 0}), {0}, {}, {}, 1e-5);
+  CHECK(std::get<0>(r).sizes() == at::IntArrayRef({3, 0}));
+  CHECK(torch::equal(std::get<1>(r), torch::zeros({3, 1})));
+  CHECK(torch::isnan(std::get<2>(r)).all().item<bool>());
+  CHECK(std::get<2>(r).sizes() == at::IntArrayRef({3, 1}));
+  auto r2 = torch::native_layer_norm(torch::randn({0, 4}), {4}, {}, {}, 1e-5);
+  CHECK(std::get<1>(r2).sizes() == at::IntArrayRef({0, 1}));
+}
