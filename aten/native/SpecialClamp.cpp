@@ -10,15 +10,6 @@ Tensor polygamma_generic(int64_t n, const Tensor& self) {
   return at::_polygamma(self, Scalar(n));
 }
 
-namespace {
-// In-place results must fit self's dtype: no floating result into an integer tensor, nothing but
-// bool into a bool one.
-bool result_fits(ScalarType result, ScalarType self) {
-  if (isFloatingType(result) && isIntegralType(self, true)) return false;
-  if (self == kBool && result != kBool) return false;
-  return true;
-}
-}  // namespace
 
 // maximum / minimum propagate NaN from any operand and promote the dtypes, as clamp does.
 Tensor clamp_tensor_generic(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
@@ -40,7 +31,7 @@ Tensor clip_Tensor(const Tensor& self, const std::optional<Tensor>& min, const s
 Tensor& clamp__Tensor(Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
   // clamp saves its input for the backward: give it a copy, since self is overwritten below.
   Tensor r = at::clamp(self.clone(), min, max);
-  EMBER_CHECK(result_fits(r.scalar_type(), self.scalar_type()), "[clamp_] expected bounds whose promoted dtype ",
+  EMBER_CHECK(at::can_cast(r.scalar_type(), self.scalar_type()), "[clamp_] expected bounds whose promoted dtype ",
               c10::dtypeName(r.scalar_type()), " can be written into self; got self of dtype ",
               c10::dtypeName(self.scalar_type()));
   EMBER_CHECK(r.sizes() == self.sizes(), "[clamp_] expected bounds that broadcast to self's shape ", self.sizes(),
