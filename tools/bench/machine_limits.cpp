@@ -1,0 +1,141 @@
+// The machine's own limits, measured in the same run as the benchmarks (tools/bench/run):
+//   FMA peak      GFLOP/s of independent fused multiply-adds on registers (2 FLOPs per lane), with
+//                 64-byte and 32-byte vectors (the widest the CPU has is the limit; both are printed so
+//                 the table shows what the AVX2 build of a kernel could reach)
+//   triad         STREAM's a[i] = b[i] + s * c[i] over float64 arrays far larger than any cache,
+//                 counted as STREAM does: 24 bytes per element (the write-allocate read is not counted)
+// each at the thread counts given as arguments (default 1 and 2; best of several passes). Built with -O3 -march=native and no library.
+// Prints one JSON object on stdout.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+typedef float Vec64 __attribute__((vector_size(64)));
+typedef float Vec32 __attribute__((vector_size(32)));
+template <int Bytes>
+struct VecOf;
+template <>
+struct VecOf<64> {
+  using type = Vec64;
+};
+template <>
+struct VecOf<32> {
+  using type = Vec32;
+};
+template <int Bytes>
+using Vec = typename VecOf<Bytes>::type;
+
+// kAcc independent accumulators hide the FMA latency (4-5 cycles) across two FMA ports.
+template <int Bytes>
+double fma_loop(int64_t iters) {
+  constexpr int kAcc = 16;
+  Vec<Bytes> acc[kAcc];
+  Vec<Bytes> mul, add;
+  for (int j = 0; j < kAcc; ++j) acc[j] = Vec<Bytes>{} + 0.001f * static_cast<float>(j);
+  mul = Vec<Bytes>{} + 0.9999999f;
+  add = Vec<Bytes>{} + 1e-7f;
+  for (int64_t i = 0; i < iters; ++i) {
+#pragma GCC unroll 16
+    for (int j = 0; j < kAcc; ++j) acc[j] = acc[j] * mul + add;
+    // Keeps the compiler from folding iterations together.
+    asm volatile("" : "+v"(mul));
+  }
+  double s = 0;
+  for (int j = 0; j < kAcc; ++j)
+    for (int l = 0; l < Bytes / 4; ++l) s += acc[j][l];
+  return s;
+}
+
+// Runs body(thread index) on `threads` threads at once and returns the wall-clock seconds.
+template <typename F>
+double timed(int threads, F&& body) {
+  auto t0 = Clock::now();
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(body, t);
+  body(0);
+  for (auto& th : pool) th.join();
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+template <int Bytes>
+double fma_peak_gflops(int threads) {
+  constexpr int kAcc = 16;
+  const int64_t iters = 20'000'000;
+  std::vector<double> sink(threads);
+  double best = 0;
+  for (int rep = 0; rep < 5; ++rep) {
+    double secs = timed(threads, [&](int t) { sink[t] += fma_loop<Bytes>(iters); });
+    double flops = 2.0 * (Bytes / 4) * kAcc * static_cast<double>(iters) * threads;
+    best = std::max(best, flops / secs / 1e9);
+  }
+  return best;
+}
+
+struct Arrays {
+  int64_t n;
+  double *a, *b, *c;
+};
+
+double triad_gbs(const Arrays& x, int threads) {
+  double best = 0;
+  for (int rep = 0; rep < 8; ++rep) {
+    double secs = timed(threads, [&](int t) {
+      const int64_t lo = x.n * t / threads, hi = x.n * (t + 1) / threads;
+      const double s = 3.0;
+      double* __restrict a = x.a;
+      const double* __restrict b = x.b;
+      const double* __restrict c = x.c;
+      for (int64_t i = lo; i < hi; ++i) a[i] = b[i] + s * c[i];
+    });
+    best = std::max(best, 24.0 * static_cast<double>(x.n) / secs / 1e9);
+  }
+  return best;
+}
+
+}  // namespace
+
+// Usage: machine_limits [threads...]   (default: 1 2)
+int main(int argc, char** argv) {
+  std::vector<int> counts;
+  for (int i = 1; i < argc; ++i) counts.push_back(std::max(1, std::atoi(argv[i])));
+  if (counts.empty()) counts = {1, 2};
+  const int most = *std::max_element(counts.begin(), counts.end());
+  // 3 arrays of 256 MiB: far past the last-level cache of any CPU this runs on.
+  Arrays x{int64_t{1} << 25, nullptr, nullptr, nullptr};
+  std::unique_ptr<double[]> a(new double[x.n]), b(new double[x.n]), c(new double[x.n]);
+  x.a = a.get();
+  x.b = b.get();
+  x.c = c.get();
+  timed(most, [&](int t) {  // first touch from every thread
+    for (int64_t i = x.n * t / most; i < x.n * (t + 1) / most; ++i) x.a[i] = 0, x.b[i] = 1, x.c[i] = 2;
+  });
+  std::string fma, fma512, fma256, triad;
+  for (int t : counts) {
+    const double f512 = fma_peak_gflops<64>(t), f256 = fma_peak_gflops<32>(t), bw = triad_gbs(x, t);
+    const char* sep = fma.empty() ? "" : ", ";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s\"%d\": %.2f", sep, t, std::max(f512, f256));
+    fma += buf;
+    std::snprintf(buf, sizeof buf, "%s\"%d\": %.2f", sep, t, f512);
+    fma512 += buf;
+    std::snprintf(buf, sizeof buf, "%s\"%d\": %.2f", sep, t, f256);
+    fma256 += buf;
+    std::snprintf(buf, sizeof buf, "%s\"%d\": %.2f", sep, t, bw);
+    triad += buf;
+  }
+  std::printf(
+      "{\"fma_gflops\": {%s}, \"fma_gflops_512bit\": {%s}, \"fma_gflops_256bit\": {%s}, \"triad_gbs\": {%s}, "
+      "\"check\": %g}\n",
+      fma.c_str(), fma512.c_str(), fma256.c_str(), triad.c_str(), x.a[12345]);
+  return 0;
+}
