@@ -85,19 +85,23 @@ LABELS = {
 
 
 def best_of(paths):
-    """Lowest real_time of each case over the repetitions (load from elsewhere only adds time)."""
-    best = {}
+    """Lowest real_time of each case over the repetitions (load from elsewhere only adds time), and every
+    repetition's record of each case (all of them are value-checked)."""
+    best, every = {}, {}
     for p in paths:
-        if not os.path.getsize(p):
+        try:
+            records = json.load(open(p))["benchmarks"]
+        except (ValueError, KeyError):  # empty (the filter matched nothing) or cut short by a crash
             continue
-        for b in json.load(open(p))["benchmarks"]:
+        for b in records:
+            every.setdefault(b["name"], []).append(b)
             if b.get("error_occurred"):
                 best.setdefault(b["name"], b)
                 continue
             old = best.get(b["name"])
             if old is None or old.get("error_occurred") or b["real_time"] < old["real_time"]:
                 best[b["name"]] = b
-    return best
+    return best, every
 
 
 SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
@@ -125,7 +129,6 @@ def value_check(e, l):
     if not keys:
         return None
     tol = l.get("tol", 1e-5)
-    worst = 0.0
     for k in keys:
         s = l.get("s" + k[1:], abs(l[k]))
         if k not in e:
@@ -133,7 +136,6 @@ def value_check(e, l):
         d = abs(e[k] - l[k]) / s if s > 0 else abs(e[k] - l[k])
         if not math.isfinite(d) or d > tol:
             return f"FAILED ({k}: {d:.1e} > {tol:g})"
-        worst = max(worst, d)
     return "ok"
 
 
@@ -143,10 +145,13 @@ def table(results):
     threads = [os.path.basename(d)[1:] for d in tdirs]
     runs = {}  # threads -> (ember, libtorch)
     for t, d in zip(threads, tdirs):
-        runs[t] = tuple(best_of(sorted(glob.glob(os.path.join(d, f"*.{side}.*.json")))) for side in ("ember", "libtorch"))
+        (e, e_all), (l, _) = (best_of(sorted(glob.glob(os.path.join(d, f"*.{side}.*.json")))) for side in ("ember", "libtorch"))
+        runs[t] = (e, l, e_all)
     names = []
-    for e, _ in runs.values():
-        names += [n for n in e if n not in names]
+    for e, l, _ in runs.values():
+        for n in list(e) + list(l):
+            if n not in names:
+                names.append(n)
     names.sort(key=lambda n: list(LABELS).index(n) if n in LABELS else len(LABELS))
 
     head = ["case", "target"]
@@ -169,7 +174,11 @@ def table(results):
             (ve, kind), (vl, _) = value(e), value(l)
             ratios.append(ve / vl)
             row += [fmt(ve, kind), fmt(vl, kind), f"{ve / vl:.2f}"]
-            c = value_check(e, l)
+            c = None
+            for rec in runs[t][2].get(n, [e]):
+                c = value_check(rec, l) if not rec.get("error_occurred") else f"FAILED ({rec.get('error_message')})"
+                if c is not None and c != "ok":
+                    break
             if c is not None:
                 checks.append(c if c == "ok" else f"{c} at {t}T")
             # Fraction of the machine's limit at this thread count (Ember's throughput).
