@@ -1,14 +1,26 @@
 #pragma once
-// cpu_pointwise: runs a functor over a built TensorIter. Three inner loops, chosen per call:
-//   1. contiguous (or scalar-broadcast) float/double operands and a functor that accepts Vec:
-//      explicit SIMD with SLEEF math;
-//   2. contiguous operands: a plain indexed loop the compiler auto-vectorises;
+// cpu_pointwise: runs a functor over a built TensorIter.
+//   1. float, double, Half and BFloat16 operands (output of the same dtype) with a functor that
+//      accepts Vec: every element goes through the Vec functions of cpu/Vec.h, whatever the
+//      layout (Note [One vector-math source]); Half/BFloat16 compute in Vec<float>;
+//   2. otherwise, contiguous operands: a plain indexed loop the compiler auto-vectorises;
 //   3. anything else: the strided loop.
 // Inputs are converted to opmath (float for Half/BFloat16) before the functor, the result is
 // converted once on store.
+//
+// Note [One vector-math source]
+// A vectorisable functor never meets the scalar functions of PointwiseMath.h on the CPU: the
+// contiguous body loads Vec::size elements at a time; the last n % size elements are copied into
+// a zero-padded buffer, computed as one vector and only the real lanes stored; strided and
+// broadcast operands are gathered size elements at a time into such buffers, computed, and
+// scattered. So exp(x)[i] has the same bits for a contiguous tensor, a transposed view, an
+// expanded input, and at any position or length (SLEEF's results differ from libm's in the last
+// bit, so mixing the two made results depend on alignment). Padding lanes compute on zeros; what
+// they produce (inf, NaN, a division by zero) is never stored.
 #include <ATen/ATen.h>
 #include <ATen/TensorIterator.h>
 #include <ATen/native/cpu/Vec.h>
+#include <algorithm>
 #include <utility>
 
 namespace ember {
@@ -35,34 +47,61 @@ inline void contiguous_loop(char** data, int64_t n, const F& f, std::index_seque
   for (int64_t i = 0; i < n; ++i) out[i] = static_cast<out_t>(f(static_cast<op_t>(in[I][i])...));
 }
 
-#ifdef EMBER_HAVE_VEC
-// Inputs may be contiguous (stride == sizeof) or broadcast scalars (stride == 0).
-template <typename T, typename F, size_t... I>
-inline void vec_loop(char** data, const int64_t* s, int64_t n, const F& f, std::index_sequence<I...>) {
-  using V = pw::Vec<T>;
-  constexpr int W = V::size;
-  T* out = reinterpret_cast<T*>(data[0]);
-  const T* in[sizeof...(I) + 1] = {reinterpret_cast<const T*>(data[I + 1])...};
-  const bool bcast[sizeof...(I) + 1] = {(s[I + 1] == 0)...};
-  V scal[sizeof...(I) + 1] = {V(*in[I])...};
-  int64_t i = 0;
-  for (; i + W <= n; i += W) {
-    f((bcast[I] ? scal[I] : V::load(in[I] + i))...).store(out + i);
-  }
-  for (; i < n; ++i) out[i] = static_cast<T>(f((bcast[I] ? in[I][0] : in[I][i])...));
-}
-#endif
+/// The vector type a storage type computes in: Vec<float> for float, Half and BFloat16.
+template <typename T>
+using vec_of = pw::Vec<c10::opmath_t<T>>;
 
-// Whether the functor accepts SIMD vectors (only float/double have them).
+// m <= W elements at byte strides: gathered into zero-padded buffers, computed as one vector,
+// the m real lanes scattered. See Note [One vector-math source].
+template <typename T, typename F, size_t... I>
+inline void vec_chunk(char* out, int64_t os, char* const* in, const int64_t* is, int64_t m, const F& f,
+                      std::index_sequence<I...>) {
+  constexpr int W = vec_of<T>::size;
+  alignas(64) T buf[sizeof...(I)][W] = {};
+  alignas(64) T obuf[W];
+  for (size_t k = 0; k < sizeof...(I); ++k)
+    for (int64_t j = 0; j < m; ++j) buf[k][j] = load<T>(in[k] + j * is[k]);
+  pw::store_opmath(f(pw::load_opmath(buf[I])...), obuf);
+  for (int64_t j = 0; j < m; ++j) *reinterpret_cast<T*>(out + j * os) = obuf[j];
+}
+
+template <typename T, typename F, size_t... I>
+inline void vec_loop(char** data, const int64_t* s, int64_t n, const F& f, std::index_sequence<I...> seq) {
+  using V = vec_of<T>;
+  constexpr int W = V::size;
+  constexpr size_t N = sizeof...(I);
+  constexpr int64_t kSize = sizeof(T);
+  if (n <= 0) return;
+  bool dense = s[0] == kSize;  // output contiguous, each input contiguous or a broadcast scalar
+  for (size_t k = 1; k <= N; ++k) dense = dense && (s[k] == kSize || s[k] == 0);
+  if (!dense) {
+    for (int64_t i = 0; i < n; i += W) {
+      char* in[N] = {(data[I + 1] + i * s[I + 1])...};
+      vec_chunk<T>(data[0] + i * s[0], s[0], in, s + 1, std::min<int64_t>(W, n - i), f, seq);
+    }
+    return;
+  }
+  T* out = reinterpret_cast<T*>(data[0]);
+  const T* in[N] = {reinterpret_cast<const T*>(data[I + 1])...};
+  const bool bcast[N] = {(s[I + 1] == 0)...};
+  const V scal[N] = {V(static_cast<c10::opmath_t<T>>(*in[I]))...};
+  int64_t i = 0;
+  for (; i + W <= n; i += W) pw::store_opmath(f((bcast[I] ? scal[I] : pw::load_opmath(in[I] + i))...), out + i);
+  if (i < n) {
+    char* rest[N] = {(data[I + 1] + i * s[I + 1])...};
+    vec_chunk<T>(data[0] + i * kSize, kSize, rest, s + 1, n - i, f, seq);
+  }
+}
+
+// Whether the functor accepts SIMD vectors of the type T computes in.
 template <typename F, typename T, typename Seq> struct VecInvocable : std::false_type {};
-#ifdef EMBER_HAVE_VEC
-template <typename F, size_t... I>
-struct VecInvocable<F, float, std::index_sequence<I...>>
-    : std::bool_constant<std::is_invocable_v<const F&, decltype((void)I, pw::Vec<float>())...>> {};
-template <typename F, size_t... I>
-struct VecInvocable<F, double, std::index_sequence<I...>>
-    : std::bool_constant<std::is_invocable_v<const F&, decltype((void)I, pw::Vec<double>())...>> {};
-#endif
+template <typename F, typename T, size_t... I>
+struct VecInvocable<F, T, std::index_sequence<I...>>
+    : std::bool_constant<std::is_invocable_v<const F&, decltype((void)I, vec_of<T>())...>> {};
+
+template <typename T>
+inline constexpr bool kHasVec = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                                std::is_same_v<T, c10::Half> || std::is_same_v<T, c10::BFloat16>;
 
 }  // namespace detail
 
@@ -80,22 +119,15 @@ void cpu_pointwise(const TensorIter& it, const F& f) {
   static_assert(N <= 3, "pointwise functors take 1 to 3 tensor inputs");
   EMBER_INTERNAL_ASSERT(it.ntensors() == static_cast<int>(N) + 1, "operand count mismatch");
   using Seq = std::make_index_sequence<N>;
-  constexpr bool kVec = std::is_same_v<scalar_t, out_t> &&
-                        (std::is_same_v<scalar_t, float> || std::is_same_v<scalar_t, double>) &&
-                        detail::VecInvocable<F, scalar_t, Seq>::value;
+  if constexpr (std::is_same_v<scalar_t, out_t> && detail::kHasVec<scalar_t>) {
+    if constexpr (detail::VecInvocable<F, scalar_t, Seq>::value) {
+      it.for_each([&](char** data, const int64_t* s, int64_t n) { detail::vec_loop<scalar_t>(data, s, n, f, Seq{}); });
+      return;
+    }
+  }
   it.for_each([&](char** data, const int64_t* s, int64_t n) {
-    bool out_c = s[0] == static_cast<int64_t>(sizeof(out_t));
-    bool all_c = out_c, vec_ok = out_c;
-    for (size_t k = 1; k <= N; ++k) {
-      all_c = all_c && s[k] == static_cast<int64_t>(sizeof(scalar_t));
-      vec_ok = vec_ok && (s[k] == static_cast<int64_t>(sizeof(scalar_t)) || s[k] == 0);
-    }
-#ifdef EMBER_HAVE_VEC
-    if constexpr (kVec) {
-      if (vec_ok) return detail::vec_loop<scalar_t>(data, s, n, f, Seq{});
-    }
-#endif
-    (void)vec_ok;
+    bool all_c = s[0] == static_cast<int64_t>(sizeof(out_t));
+    for (size_t k = 1; k <= N; ++k) all_c = all_c && s[k] == static_cast<int64_t>(sizeof(scalar_t));
     if (all_c) return detail::contiguous_loop<scalar_t, out_t>(data, n, f, Seq{});
     detail::strided_loop<scalar_t, out_t>(data, s, n, f, Seq{});
   });

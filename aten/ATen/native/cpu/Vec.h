@@ -1,126 +1,437 @@
 #pragma once
-// SIMD vectors for the contiguous fast path of pointwise kernels: Vec<float> (8 lanes) and
-// Vec<double> (4 lanes) on AVX2, with transcendental functions from SLEEF (u10: 1-ulp accuracy).
+// SIMD vectors for pointwise kernels: Vec<float> and Vec<double>, one implementation per
+// instruction-set level, chosen from the compiler's predefined macros, so a kernel file compiled
+// once per level gets that level's vectors:
+//
+//   level     when                                      float/double lanes  transcendentals (SLEEF u10)
+//   avx512    __AVX512F__ BW VL DQ                      16 / 8              Sleef_finz_<fn>f16_u10avx512f
+//   avx2      __AVX2__ and __FMA__                      8 / 4               Sleef_finz_<fn>f8_u10avx2
+//   sse2      x86-64 baseline (__SSE2__)                4 / 2               Sleef_cinz_<fn>f4_u10sse2
+//   generic   other architectures, or EMBER_VEC_GENERIC 4 / 2 (an array)    Sleef_finz_<fn>f1_u10purecfma
+//                                                                           per lane (cinz_..purec without FMA)
+//
+// Note [Deterministic SLEEF]: the names are SLEEF's explicit per-ISA ones (not the dispatching
+// Sleef_expf8_u10), so the code a level runs is fixed by how its file was compiled, and they are
+// its deterministic variants (finz_: with FMA, cinz_: without). The plain variants pick an
+// argument-reduction path per vector (cosf: if any lane is 125 or more, every lane takes the slow
+// one), so a lane's result would depend on its neighbours; the deterministic ones decide per lane,
+// and the finz_ ones give the same bits at every FMA level (avx512, avx2, generic on ARM).
+// EMBER_HAVE_VEC is defined at every level: a vectorisable functor has exactly one math source per
+// level (Note [One vector-math source] in Loops.h); the accuracy of each function is tabled in
+// docs/vector-math.md.
+//
 // An expression is vectorised only when every function it uses has a Vec overload here.
+//
+//   using V = ember::pw::Vec<float>;
+//   V y = exp(V::load(x) * 2.0f);  y.store(out);         // V::size floats at a time
+//   V h = load_opmath(half_ptr);   store_opmath(h, half_ptr);  // Half/BFloat16 through float
 #include <ATen/native/PointwiseMath.h>
-
-#if defined(__AVX2__) && defined(__FMA__)
-#include <immintrin.h>
 #include <sleef.h>
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#if !defined(EMBER_VEC_GENERIC) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && \
+    defined(__AVX512DQ__)
+#define EMBER_VEC_AVX512 1
+#elif !defined(EMBER_VEC_GENERIC) && defined(__AVX2__) && defined(__FMA__)
+#define EMBER_VEC_AVX2 1
+#elif !defined(EMBER_VEC_GENERIC) && defined(__SSE2__)
+#define EMBER_VEC_SSE2 1
+#elif !defined(EMBER_VEC_GENERIC)
+#define EMBER_VEC_GENERIC 1
+#endif
 #define EMBER_HAVE_VEC 1
+
+#if defined(EMBER_VEC_AVX512) || defined(EMBER_VEC_AVX2) || defined(EMBER_VEC_SSE2)
+#include <immintrin.h>
+#endif
 
 namespace ember::pw {
 
+// Level primitives on the native register types NF (float lanes) and ND (double lanes): set1,
+// loadu, storeu, add, sub, mul, div, neg, abs, sqrt, floor, ceil, trunc, round (half to even),
+// max_nan/min_nan (a NaN operand is returned as it is, a's first, like the scalar versions),
+// blend_gt(x, t, a, b) (x > t ? a : b per lane; false for NaN), any_gt(x, t), and apply1/apply2,
+// which run a SLEEF function named by EMBER_SLEEF_F / EMBER_SLEEF_D.
+namespace vecimpl {
+
+#if defined(EMBER_VEC_AVX512)
+inline constexpr const char* kLevel = "avx512";
+using NF = __m512;
+using ND = __m512d;
+inline constexpr int kLanesF = 16, kLanesD = 8;
+#define EMBER_SLEEF_F(fn) Sleef_finz_##fn##f16_u10avx512f
+#define EMBER_SLEEF_D(fn) Sleef_finz_##fn##d8_u10avx512f
+inline NF set1(float x) { return _mm512_set1_ps(x); }
+inline ND set1(double x) { return _mm512_set1_pd(x); }
+inline NF loadu(const float* p) { return _mm512_loadu_ps(p); }
+inline ND loadu(const double* p) { return _mm512_loadu_pd(p); }
+inline void storeu(float* p, NF v) { _mm512_storeu_ps(p, v); }
+inline void storeu(double* p, ND v) { _mm512_storeu_pd(p, v); }
+inline NF add(NF a, NF b) { return _mm512_add_ps(a, b); }
+inline ND add(ND a, ND b) { return _mm512_add_pd(a, b); }
+inline NF sub(NF a, NF b) { return _mm512_sub_ps(a, b); }
+inline ND sub(ND a, ND b) { return _mm512_sub_pd(a, b); }
+inline NF mul(NF a, NF b) { return _mm512_mul_ps(a, b); }
+inline ND mul(ND a, ND b) { return _mm512_mul_pd(a, b); }
+inline NF div(NF a, NF b) { return _mm512_div_ps(a, b); }
+inline ND div(ND a, ND b) { return _mm512_div_pd(a, b); }
+inline NF neg(NF a) { return _mm512_xor_ps(a, _mm512_set1_ps(-0.0f)); }
+inline ND neg(ND a) { return _mm512_xor_pd(a, _mm512_set1_pd(-0.0)); }
+inline NF abs(NF a) { return _mm512_andnot_ps(_mm512_set1_ps(-0.0f), a); }
+inline ND abs(ND a) { return _mm512_andnot_pd(_mm512_set1_pd(-0.0), a); }
+inline NF sqrt(NF a) { return _mm512_sqrt_ps(a); }
+inline ND sqrt(ND a) { return _mm512_sqrt_pd(a); }
+inline NF floor(NF a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
+inline ND floor(ND a) { return _mm512_roundscale_pd(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
+inline NF ceil(NF a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); }
+inline ND ceil(ND a) { return _mm512_roundscale_pd(a, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); }
+inline NF trunc(NF a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+inline ND trunc(ND a) { return _mm512_roundscale_pd(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+inline NF round(NF a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+inline ND round(ND a) { return _mm512_roundscale_pd(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+// vmax/vmin return their second operand when either is NaN (and for ±0 pairs, as a > b ? a : b does).
+inline NF max_nan(NF a, NF b) {
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q), _mm512_max_ps(a, b), a);
+}
+inline ND max_nan(ND a, ND b) {
+  return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q), _mm512_max_pd(a, b), a);
+}
+inline NF min_nan(NF a, NF b) {
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q), _mm512_min_ps(a, b), a);
+}
+inline ND min_nan(ND a, ND b) {
+  return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q), _mm512_min_pd(a, b), a);
+}
+inline NF blend_gt(NF x, NF t, NF a, NF b) { return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, t, _CMP_GT_OQ), b, a); }
+inline ND blend_gt(ND x, ND t, ND a, ND b) { return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, t, _CMP_GT_OQ), b, a); }
+inline bool any_gt(NF x, NF t) { return _mm512_cmp_ps_mask(x, t, _CMP_GT_OQ) != 0; }
+inline bool any_gt(ND x, ND t) { return _mm512_cmp_pd_mask(x, t, _CMP_GT_OQ) != 0; }
+
+#elif defined(EMBER_VEC_AVX2)
+inline constexpr const char* kLevel = "avx2";
+using NF = __m256;
+using ND = __m256d;
+inline constexpr int kLanesF = 8, kLanesD = 4;
+#define EMBER_SLEEF_F(fn) Sleef_finz_##fn##f8_u10avx2
+#define EMBER_SLEEF_D(fn) Sleef_finz_##fn##d4_u10avx2
+inline NF set1(float x) { return _mm256_set1_ps(x); }
+inline ND set1(double x) { return _mm256_set1_pd(x); }
+inline NF loadu(const float* p) { return _mm256_loadu_ps(p); }
+inline ND loadu(const double* p) { return _mm256_loadu_pd(p); }
+inline void storeu(float* p, NF v) { _mm256_storeu_ps(p, v); }
+inline void storeu(double* p, ND v) { _mm256_storeu_pd(p, v); }
+inline NF add(NF a, NF b) { return _mm256_add_ps(a, b); }
+inline ND add(ND a, ND b) { return _mm256_add_pd(a, b); }
+inline NF sub(NF a, NF b) { return _mm256_sub_ps(a, b); }
+inline ND sub(ND a, ND b) { return _mm256_sub_pd(a, b); }
+inline NF mul(NF a, NF b) { return _mm256_mul_ps(a, b); }
+inline ND mul(ND a, ND b) { return _mm256_mul_pd(a, b); }
+inline NF div(NF a, NF b) { return _mm256_div_ps(a, b); }
+inline ND div(ND a, ND b) { return _mm256_div_pd(a, b); }
+inline NF neg(NF a) { return _mm256_xor_ps(a, _mm256_set1_ps(-0.0f)); }
+inline ND neg(ND a) { return _mm256_xor_pd(a, _mm256_set1_pd(-0.0)); }
+inline NF abs(NF a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+inline ND abs(ND a) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), a); }
+inline NF sqrt(NF a) { return _mm256_sqrt_ps(a); }
+inline ND sqrt(ND a) { return _mm256_sqrt_pd(a); }
+inline NF floor(NF a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
+inline ND floor(ND a) { return _mm256_round_pd(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
+inline NF ceil(NF a) { return _mm256_round_ps(a, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); }
+inline ND ceil(ND a) { return _mm256_round_pd(a, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); }
+inline NF trunc(NF a) { return _mm256_round_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+inline ND trunc(ND a) { return _mm256_round_pd(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+inline NF round(NF a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+inline ND round(ND a) { return _mm256_round_pd(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+inline NF max_nan(NF a, NF b) { return _mm256_blendv_ps(_mm256_max_ps(a, b), a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q)); }
+inline ND max_nan(ND a, ND b) { return _mm256_blendv_pd(_mm256_max_pd(a, b), a, _mm256_cmp_pd(a, a, _CMP_UNORD_Q)); }
+inline NF min_nan(NF a, NF b) { return _mm256_blendv_ps(_mm256_min_ps(a, b), a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q)); }
+inline ND min_nan(ND a, ND b) { return _mm256_blendv_pd(_mm256_min_pd(a, b), a, _mm256_cmp_pd(a, a, _CMP_UNORD_Q)); }
+inline NF blend_gt(NF x, NF t, NF a, NF b) { return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, t, _CMP_GT_OQ)); }
+inline ND blend_gt(ND x, ND t, ND a, ND b) { return _mm256_blendv_pd(b, a, _mm256_cmp_pd(x, t, _CMP_GT_OQ)); }
+inline bool any_gt(NF x, NF t) { return _mm256_movemask_ps(_mm256_cmp_ps(x, t, _CMP_GT_OQ)) != 0; }
+inline bool any_gt(ND x, ND t) { return _mm256_movemask_pd(_mm256_cmp_pd(x, t, _CMP_GT_OQ)) != 0; }
+
+#elif defined(EMBER_VEC_SSE2)
+inline constexpr const char* kLevel = "sse2";
+using NF = __m128;
+using ND = __m128d;
+inline constexpr int kLanesF = 4, kLanesD = 2;
+#define EMBER_SLEEF_F(fn) Sleef_cinz_##fn##f4_u10sse2
+#define EMBER_SLEEF_D(fn) Sleef_cinz_##fn##d2_u10sse2
+inline NF set1(float x) { return _mm_set1_ps(x); }
+inline ND set1(double x) { return _mm_set1_pd(x); }
+inline NF loadu(const float* p) { return _mm_loadu_ps(p); }
+inline ND loadu(const double* p) { return _mm_loadu_pd(p); }
+inline void storeu(float* p, NF v) { _mm_storeu_ps(p, v); }
+inline void storeu(double* p, ND v) { _mm_storeu_pd(p, v); }
+inline NF add(NF a, NF b) { return _mm_add_ps(a, b); }
+inline ND add(ND a, ND b) { return _mm_add_pd(a, b); }
+inline NF sub(NF a, NF b) { return _mm_sub_ps(a, b); }
+inline ND sub(ND a, ND b) { return _mm_sub_pd(a, b); }
+inline NF mul(NF a, NF b) { return _mm_mul_ps(a, b); }
+inline ND mul(ND a, ND b) { return _mm_mul_pd(a, b); }
+inline NF div(NF a, NF b) { return _mm_div_ps(a, b); }
+inline ND div(ND a, ND b) { return _mm_div_pd(a, b); }
+inline NF neg(NF a) { return _mm_xor_ps(a, _mm_set1_ps(-0.0f)); }
+inline ND neg(ND a) { return _mm_xor_pd(a, _mm_set1_pd(-0.0)); }
+inline NF abs(NF a) { return _mm_andnot_ps(_mm_set1_ps(-0.0f), a); }
+inline ND abs(ND a) { return _mm_andnot_pd(_mm_set1_pd(-0.0), a); }
+inline NF sqrt(NF a) { return _mm_sqrt_ps(a); }
+inline ND sqrt(ND a) { return _mm_sqrt_pd(a); }
+inline NF select(NF m, NF a, NF b) { return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b)); }
+inline ND select(ND m, ND a, ND b) { return _mm_or_pd(_mm_and_pd(m, a), _mm_andnot_pd(m, b)); }
+// SSE2 has no rounding instruction. Note [Rounding without SSE4.1]: for |x| < 2^23 (2^52 for
+// double), (|x| + 2^23) - 2^23 is |x| rounded to the nearest integer, ties to even (the sum lies
+// in [2^23, 2^24), where the spacing is 1); one step down where that overshot gives trunc, and the
+// sign of x is put back, so -0.4 rounds to -0. From 2^23 on every float is an integer; those, the
+// infinities and NaN (whose comparisons are false) are returned unchanged.
+inline NF round_nearest_magic(NF x, bool toward_zero) {
+  const NF sign = _mm_set1_ps(-0.0f), big = _mm_set1_ps(8388608.0f);
+  const NF a = _mm_andnot_ps(sign, x);
+  NF r = _mm_sub_ps(_mm_add_ps(a, big), big);
+  if (toward_zero) r = _mm_sub_ps(r, _mm_and_ps(_mm_cmpgt_ps(r, a), _mm_set1_ps(1.0f)));
+  return select(_mm_cmplt_ps(a, big), _mm_or_ps(r, _mm_and_ps(sign, x)), x);
+}
+inline ND round_nearest_magic(ND x, bool toward_zero) {
+  const ND sign = _mm_set1_pd(-0.0), big = _mm_set1_pd(4503599627370496.0);
+  const ND a = _mm_andnot_pd(sign, x);
+  ND r = _mm_sub_pd(_mm_add_pd(a, big), big);
+  if (toward_zero) r = _mm_sub_pd(r, _mm_and_pd(_mm_cmpgt_pd(r, a), _mm_set1_pd(1.0)));
+  return select(_mm_cmplt_pd(a, big), _mm_or_pd(r, _mm_and_pd(sign, x)), x);
+}
+inline NF trunc(NF a) { return round_nearest_magic(a, true); }
+inline ND trunc(ND a) { return round_nearest_magic(a, true); }
+inline NF round(NF a) { return round_nearest_magic(a, false); }
+inline ND round(ND a) { return round_nearest_magic(a, false); }
+// floor/ceil from trunc: one step where trunc moved the wrong way. Both subtract (+0 where no step
+// is taken), so a -0 from trunc stays -0: ceil(-0.5) is -0.
+inline NF floor(NF a) { NF t = trunc(a); return _mm_sub_ps(t, _mm_and_ps(_mm_cmpgt_ps(t, a), _mm_set1_ps(1.0f))); }
+inline ND floor(ND a) { ND t = trunc(a); return _mm_sub_pd(t, _mm_and_pd(_mm_cmpgt_pd(t, a), _mm_set1_pd(1.0))); }
+inline NF ceil(NF a) { NF t = trunc(a); return _mm_sub_ps(t, _mm_and_ps(_mm_cmplt_ps(t, a), _mm_set1_ps(-1.0f))); }
+inline ND ceil(ND a) { ND t = trunc(a); return _mm_sub_pd(t, _mm_and_pd(_mm_cmplt_pd(t, a), _mm_set1_pd(-1.0))); }
+inline NF max_nan(NF a, NF b) { return select(_mm_cmpunord_ps(a, a), a, _mm_max_ps(a, b)); }
+inline ND max_nan(ND a, ND b) { return select(_mm_cmpunord_pd(a, a), a, _mm_max_pd(a, b)); }
+inline NF min_nan(NF a, NF b) { return select(_mm_cmpunord_ps(a, a), a, _mm_min_ps(a, b)); }
+inline ND min_nan(ND a, ND b) { return select(_mm_cmpunord_pd(a, a), a, _mm_min_pd(a, b)); }
+inline NF blend_gt(NF x, NF t, NF a, NF b) { return select(_mm_cmpgt_ps(x, t), a, b); }
+inline ND blend_gt(ND x, ND t, ND a, ND b) { return select(_mm_cmpgt_pd(x, t), a, b); }
+inline bool any_gt(NF x, NF t) { return _mm_movemask_ps(_mm_cmpgt_ps(x, t)) != 0; }
+inline bool any_gt(ND x, ND t) { return _mm_movemask_pd(_mm_cmpgt_pd(x, t)) != 0; }
+
+#else  // EMBER_VEC_GENERIC
+inline constexpr const char* kLevel = "generic";
+/// A few lanes as a plain array; the compiler may vectorise the per-lane loops.
+template <typename T, int N>
+struct Lanes {
+  T l[N];
+};
+inline constexpr int kLanesF = 4, kLanesD = 2;
+using NF = Lanes<float, kLanesF>;
+using ND = Lanes<double, kLanesD>;
+// SLEEF's portable scalar code: its FMA build where the target has fused multiply-add (more
+// accurate: see docs/vector-math.md), the plain one elsewhere.
+#if defined(__FMA__) || defined(__ARM_FEATURE_FMA) || defined(__aarch64__)
+#define EMBER_SLEEF_F(fn) Sleef_finz_##fn##f1_u10purecfma
+#define EMBER_SLEEF_D(fn) Sleef_finz_##fn##d1_u10purecfma
+#else
+#define EMBER_SLEEF_F(fn) Sleef_cinz_##fn##f1_u10purec
+#define EMBER_SLEEF_D(fn) Sleef_cinz_##fn##d1_u10purec
+#endif
+template <typename T, int N, typename G>
+inline Lanes<T, N> map_lanes(Lanes<T, N> a, const G& g) {
+  for (int i = 0; i < N; ++i) a.l[i] = g(a.l[i]);
+  return a;
+}
+template <typename T, int N, typename G>
+inline Lanes<T, N> map_lanes(Lanes<T, N> a, Lanes<T, N> b, const G& g) {
+  for (int i = 0; i < N; ++i) a.l[i] = g(a.l[i], b.l[i]);
+  return a;
+}
+inline NF set1(float x) { return map_lanes(NF{}, [x](float) { return x; }); }
+inline ND set1(double x) { return map_lanes(ND{}, [x](double) { return x; }); }
+inline NF loadu(const float* p) { NF r; for (int i = 0; i < kLanesF; ++i) r.l[i] = p[i]; return r; }
+inline ND loadu(const double* p) { ND r; for (int i = 0; i < kLanesD; ++i) r.l[i] = p[i]; return r; }
+inline void storeu(float* p, NF v) { for (int i = 0; i < kLanesF; ++i) p[i] = v.l[i]; }
+inline void storeu(double* p, ND v) { for (int i = 0; i < kLanesD; ++i) p[i] = v.l[i]; }
+#define EMBER_VEC_GENERIC_OP2(NAME, EXPR)                                                   \
+  template <typename T, int N>                                                              \
+  inline Lanes<T, N> NAME(Lanes<T, N> a, Lanes<T, N> b) { return map_lanes(a, b, [](T x, T y) { return EXPR; }); }
+EMBER_VEC_GENERIC_OP2(add, x + y)
+EMBER_VEC_GENERIC_OP2(sub, x - y)
+EMBER_VEC_GENERIC_OP2(mul, x * y)
+EMBER_VEC_GENERIC_OP2(div, x / y)
+EMBER_VEC_GENERIC_OP2(max_nan, ::ember::pw::max_nan(x, y))
+EMBER_VEC_GENERIC_OP2(min_nan, ::ember::pw::min_nan(x, y))
+#undef EMBER_VEC_GENERIC_OP2
+#define EMBER_VEC_GENERIC_OP1(NAME, EXPR) \
+  template <typename T, int N>            \
+  inline Lanes<T, N> NAME(Lanes<T, N> a) { return map_lanes(a, [](T x) { return EXPR; }); }
+EMBER_VEC_GENERIC_OP1(neg, -x)
+EMBER_VEC_GENERIC_OP1(abs, std::fabs(x))
+EMBER_VEC_GENERIC_OP1(sqrt, std::sqrt(x))
+EMBER_VEC_GENERIC_OP1(floor, std::floor(x))
+EMBER_VEC_GENERIC_OP1(ceil, std::ceil(x))
+EMBER_VEC_GENERIC_OP1(trunc, std::trunc(x))
+EMBER_VEC_GENERIC_OP1(round, std::nearbyint(x))
+#undef EMBER_VEC_GENERIC_OP1
+template <typename T, int N>
+inline Lanes<T, N> blend_gt(Lanes<T, N> x, Lanes<T, N> t, Lanes<T, N> a, Lanes<T, N> b) {
+  for (int i = 0; i < N; ++i) a.l[i] = x.l[i] > t.l[i] ? a.l[i] : b.l[i];
+  return a;
+}
+template <typename T, int N>
+inline bool any_gt(Lanes<T, N> x, Lanes<T, N> t) {
+  bool any = false;
+  for (int i = 0; i < N; ++i) any = any || x.l[i] > t.l[i];
+  return any;
+}
+template <typename G, typename X>
+inline X apply1(const G& f, X a) { return map_lanes(a, f); }
+template <typename G, typename X>
+inline X apply2(const G& f, X a, X b) { return map_lanes(a, b, f); }
+#endif
+
+#if !defined(EMBER_VEC_GENERIC)
+template <typename G, typename X>
+inline X apply1(const G& f, X a) { return f(a); }
+template <typename G, typename X>
+inline X apply2(const G& f, X a, X b) { return f(a, b); }
+#endif
+
+}  // namespace vecimpl
+
+/// Vec<T>::size lanes of float or double at the level this file was compiled for.
 template <typename T> struct Vec;
 
 template <> struct Vec<float> {
-  static constexpr int size = 8;
-  __m256 v;
+  static constexpr int size = vecimpl::kLanesF;
+  vecimpl::NF v;
   Vec() = default;
-  Vec(__m256 x) : v(x) {}
-  Vec(float x) : v(_mm256_set1_ps(x)) {}
-  static Vec load(const void* p) { return _mm256_loadu_ps(static_cast<const float*>(p)); }
-  void store(void* p) const { _mm256_storeu_ps(static_cast<float*>(p), v); }
+  Vec(vecimpl::NF x) : v(x) {}
+  Vec(float x) : v(vecimpl::set1(x)) {}
+  /// Unaligned load / store of `size` floats.
+  static Vec load(const void* p) { return vecimpl::loadu(static_cast<const float*>(p)); }
+  void store(void* p) const { vecimpl::storeu(static_cast<float*>(p), v); }
 };
 template <> struct Vec<double> {
-  static constexpr int size = 4;
-  __m256d v;
+  static constexpr int size = vecimpl::kLanesD;
+  vecimpl::ND v;
   Vec() = default;
-  Vec(__m256d x) : v(x) {}
-  Vec(double x) : v(_mm256_set1_pd(x)) {}
-  static Vec load(const void* p) { return _mm256_loadu_pd(static_cast<const double*>(p)); }
-  void store(void* p) const { _mm256_storeu_pd(static_cast<double*>(p), v); }
+  Vec(vecimpl::ND x) : v(x) {}
+  Vec(double x) : v(vecimpl::set1(x)) {}
+  static Vec load(const void* p) { return vecimpl::loadu(static_cast<const double*>(p)); }
+  void store(void* p) const { vecimpl::storeu(static_cast<double*>(p), v); }
 };
 
 using VF = Vec<float>;
 using VD = Vec<double>;
 
+/// The level's name: "avx512", "avx2", "sse2" or "generic".
+inline constexpr const char* vec_level() { return vecimpl::kLevel; }
+
 // Arithmetic, including with scalars of any arithmetic type on either side.
-#define EMBER_VEC_BINOP(OP, PS, PD)                                                           \
-  inline VF operator OP(VF a, VF b) { return PS(a.v, b.v); }                                \
-  inline VD operator OP(VD a, VD b) { return PD(a.v, b.v); }                                \
-  template <typename S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0>                 \
-  inline VF operator OP(VF a, S b) { return PS(a.v, _mm256_set1_ps(static_cast<float>(b))); } \
-  template <typename S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0>                 \
-  inline VF operator OP(S a, VF b) { return PS(_mm256_set1_ps(static_cast<float>(a)), b.v); } \
-  template <typename S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0>                 \
-  inline VD operator OP(VD a, S b) { return PD(a.v, _mm256_set1_pd(static_cast<double>(b))); } \
-  template <typename S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0>                 \
-  inline VD operator OP(S a, VD b) { return PD(_mm256_set1_pd(static_cast<double>(a)), b.v); }
-EMBER_VEC_BINOP(+, _mm256_add_ps, _mm256_add_pd)
-EMBER_VEC_BINOP(-, _mm256_sub_ps, _mm256_sub_pd)
-EMBER_VEC_BINOP(*, _mm256_mul_ps, _mm256_mul_pd)
-EMBER_VEC_BINOP(/, _mm256_div_ps, _mm256_div_pd)
+#define EMBER_VEC_BINOP(OP, FN)                                                                   \
+  inline VF operator OP(VF a, VF b) { return vecimpl::FN(a.v, b.v); }                           \
+  inline VD operator OP(VD a, VD b) { return vecimpl::FN(a.v, b.v); }                           \
+  template <typename S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0>                     \
+  inline VF operator OP(VF a, S b) { return vecimpl::FN(a.v, vecimpl::set1(static_cast<float>(b))); }  \
+  template <typename S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0>                     \
+  inline VF operator OP(S a, VF b) { return vecimpl::FN(vecimpl::set1(static_cast<float>(a)), b.v); }  \
+  template <typename S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0>                     \
+  inline VD operator OP(VD a, S b) { return vecimpl::FN(a.v, vecimpl::set1(static_cast<double>(b))); } \
+  template <typename S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0>                     \
+  inline VD operator OP(S a, VD b) { return vecimpl::FN(vecimpl::set1(static_cast<double>(a)), b.v); }
+EMBER_VEC_BINOP(+, add)
+EMBER_VEC_BINOP(-, sub)
+EMBER_VEC_BINOP(*, mul)
+EMBER_VEC_BINOP(/, div)
 #undef EMBER_VEC_BINOP
 
-inline VF operator-(VF a) { return _mm256_xor_ps(a.v, _mm256_set1_ps(-0.0f)); }
-inline VD operator-(VD a) { return _mm256_xor_pd(a.v, _mm256_set1_pd(-0.0)); }
+inline VF operator-(VF a) { return vecimpl::neg(a.v); }
+inline VD operator-(VD a) { return vecimpl::neg(a.v); }
 
-#define EMBER_VEC_SLEEF1(NAME, F8, D4) \
-  inline VF NAME(VF a) { return F8(a.v); } \
-  inline VD NAME(VD a) { return D4(a.v); }
-EMBER_VEC_SLEEF1(exp, Sleef_expf8_u10, Sleef_expd4_u10)
-EMBER_VEC_SLEEF1(exp2, Sleef_exp2f8_u10, Sleef_exp2d4_u10)
-EMBER_VEC_SLEEF1(expm1, Sleef_expm1f8_u10, Sleef_expm1d4_u10)
-EMBER_VEC_SLEEF1(log, Sleef_logf8_u10, Sleef_logd4_u10)
-EMBER_VEC_SLEEF1(log2, Sleef_log2f8_u10, Sleef_log2d4_u10)
-EMBER_VEC_SLEEF1(log10, Sleef_log10f8_u10, Sleef_log10d4_u10)
-EMBER_VEC_SLEEF1(log1p, Sleef_log1pf8_u10, Sleef_log1pd4_u10)
-EMBER_VEC_SLEEF1(sin, Sleef_sinf8_u10, Sleef_sind4_u10)
-EMBER_VEC_SLEEF1(cos, Sleef_cosf8_u10, Sleef_cosd4_u10)
-EMBER_VEC_SLEEF1(tan, Sleef_tanf8_u10, Sleef_tand4_u10)
-EMBER_VEC_SLEEF1(asin, Sleef_asinf8_u10, Sleef_asind4_u10)
-EMBER_VEC_SLEEF1(acos, Sleef_acosf8_u10, Sleef_acosd4_u10)
-EMBER_VEC_SLEEF1(atan, Sleef_atanf8_u10, Sleef_atand4_u10)
-EMBER_VEC_SLEEF1(sinh, Sleef_sinhf8_u10, Sleef_sinhd4_u10)
-EMBER_VEC_SLEEF1(cosh, Sleef_coshf8_u10, Sleef_coshd4_u10)
-EMBER_VEC_SLEEF1(tanh, Sleef_tanhf8_u10, Sleef_tanhd4_u10)
-EMBER_VEC_SLEEF1(erf, Sleef_erff8_u10, Sleef_erfd4_u10)
+#define EMBER_VEC_NATIVE1(NAME)                          \
+  inline VF NAME(VF a) { return vecimpl::NAME(a.v); } \
+  inline VD NAME(VD a) { return vecimpl::NAME(a.v); }
+EMBER_VEC_NATIVE1(sqrt)
+EMBER_VEC_NATIVE1(abs)
+EMBER_VEC_NATIVE1(floor)
+EMBER_VEC_NATIVE1(ceil)
+EMBER_VEC_NATIVE1(trunc)
+EMBER_VEC_NATIVE1(round)
+#undef EMBER_VEC_NATIVE1
+
+#define EMBER_VEC_SLEEF1(NAME)                                                   \
+  inline VF NAME(VF a) { return vecimpl::apply1(EMBER_SLEEF_F(NAME), a.v); } \
+  inline VD NAME(VD a) { return vecimpl::apply1(EMBER_SLEEF_D(NAME), a.v); }
+EMBER_VEC_SLEEF1(exp)
+EMBER_VEC_SLEEF1(exp2)
+EMBER_VEC_SLEEF1(expm1)
+EMBER_VEC_SLEEF1(log)
+EMBER_VEC_SLEEF1(log2)
+EMBER_VEC_SLEEF1(log10)
+EMBER_VEC_SLEEF1(sin)
+EMBER_VEC_SLEEF1(cos)
+EMBER_VEC_SLEEF1(tan)
+EMBER_VEC_SLEEF1(asin)
+EMBER_VEC_SLEEF1(acos)
+EMBER_VEC_SLEEF1(atan)
+EMBER_VEC_SLEEF1(tanh)
+EMBER_VEC_SLEEF1(erf)
 #undef EMBER_VEC_SLEEF1
 
-inline VF sqrt(VF a) { return _mm256_sqrt_ps(a.v); }
-inline VD sqrt(VD a) { return _mm256_sqrt_pd(a.v); }
-inline VF abs(VF a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a.v); }
-inline VD abs(VD a) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), a.v); }
-inline VF floor(VF a) { return _mm256_floor_ps(a.v); }
-inline VD floor(VD a) { return _mm256_floor_pd(a.v); }
-inline VF ceil(VF a) { return _mm256_ceil_ps(a.v); }
-inline VD ceil(VD a) { return _mm256_ceil_pd(a.v); }
-inline VF trunc(VF a) { return _mm256_round_ps(a.v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
-inline VD trunc(VD a) { return _mm256_round_pd(a.v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
-inline VF round(VF a) { return _mm256_round_ps(a.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-inline VD round(VD a) { return _mm256_round_pd(a.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-inline VF rsqrt(VF a) { return VF(1.0f) / sqrt(a); }
-inline VD rsqrt(VD a) { return VD(1.0) / sqrt(a); }
-inline VF reciprocal(VF a) { return VF(1.0f) / a; }
-inline VD reciprocal(VD a) { return VD(1.0) / a; }
-inline VF frac(VF a) { return a - trunc(a); }
-inline VD frac(VD a) { return a - trunc(a); }
-inline VF sigmoid(VF a) { return VF(1.0f) / (VF(1.0f) + exp(-a)); }
-inline VD sigmoid(VD a) { return VD(1.0) / (VD(1.0) + exp(-a)); }
-inline VF atan2(VF a, VF b) { return Sleef_atan2f8_u10(a.v, b.v); }
-inline VD atan2(VD a, VD b) { return Sleef_atan2d4_u10(a.v, b.v); }
-inline VF pow(VF a, VF b) { return Sleef_powf8_u10(a.v, b.v); }
-inline VD pow(VD a, VD b) { return Sleef_powd4_u10(a.v, b.v); }
+// Note [SLEEF range fixes]: SLEEF's sinh and cosh overflow where e^|x| does (float |x| > 88.72,
+// double > 709.78), short of where the results do (89.41, 710.47), and its log1p returns inf
+// from x = 2e38 (float) / 1e308 (double). Past |x| = 88.5 (709.5) sinh and cosh are e^|x| / 2, taken
+// as e^(|x| - 64) * (e^64 / 2) (512 for double; |x| - 64 is exact there); past 1e38 (1e307)
+// log1p(x) is log(x) to well under an ulp. The extra work runs only when a lane needs it.
+template <typename S> struct RangeFix;
+template <> struct RangeFix<float> {
+  static constexpr float exp_limit = 88.5f, shift = 64.0f, half_e_shift_hi = 3.1175744e27f,
+                         half_e_shift_lo = 1.1952888e20f, log1p_limit = 1e38f;
+};
+template <> struct RangeFix<double> {
+  static constexpr double exp_limit = 709.5, shift = 512.0, half_e_shift_hi = 1.1422067932698783e222,
+                          half_e_shift_lo = 6.774612472011722e205, log1p_limit = 1e307;
+};
+#define EMBER_VEC_RANGE_FIXES(V, S, SLEEF)                                                     \
+  inline V half_exp_large(V ax) {                                                             \
+    const V e = exp(ax - RangeFix<S>::shift);                                                 \
+    return e * RangeFix<S>::half_e_shift_hi + e * RangeFix<S>::half_e_shift_lo;              \
+  }                                                                                           \
+  inline V sinh(V a) {                                                                        \
+    const V r = vecimpl::apply1(SLEEF(sinh), a.v), ax = abs(a), lim(RangeFix<S>::exp_limit); \
+    if (!vecimpl::any_gt(ax.v, lim.v)) return r;                                              \
+    const V h = half_exp_large(ax);                                                           \
+    return vecimpl::blend_gt(ax.v, lim.v, vecimpl::blend_gt(a.v, V(S(0)).v, h.v, (-h).v), r.v); \
+  }                                                                                           \
+  inline V cosh(V a) {                                                                        \
+    const V r = vecimpl::apply1(SLEEF(cosh), a.v), ax = abs(a), lim(RangeFix<S>::exp_limit); \
+    if (!vecimpl::any_gt(ax.v, lim.v)) return r;                                              \
+    return vecimpl::blend_gt(ax.v, lim.v, half_exp_large(ax).v, r.v);                         \
+  }                                                                                           \
+  inline V log1p(V a) {                                                                       \
+    const V r = vecimpl::apply1(SLEEF(log1p), a.v), lim(RangeFix<S>::log1p_limit);            \
+    if (!vecimpl::any_gt(a.v, lim.v)) return r;                                               \
+    return vecimpl::blend_gt(a.v, lim.v, log(a).v, r.v);                                      \
+  }
+EMBER_VEC_RANGE_FIXES(VF, float, EMBER_SLEEF_F)
+EMBER_VEC_RANGE_FIXES(VD, double, EMBER_SLEEF_D)
+#undef EMBER_VEC_RANGE_FIXES
 
-// NaN-propagating max/min: where either lane is NaN the result is that NaN.
-inline VF max_nan(VF a, VF b) {
-  __m256 m = _mm256_max_ps(a.v, b.v);
-  __m256 nan = _mm256_cmp_ps(a.v, b.v, _CMP_UNORD_Q);
-  return _mm256_or_ps(m, nan);  // NaN lanes become all-ones = a quiet NaN
-}
-inline VD max_nan(VD a, VD b) {
-  __m256d m = _mm256_max_pd(a.v, b.v);
-  return _mm256_or_pd(m, _mm256_cmp_pd(a.v, b.v, _CMP_UNORD_Q));
-}
-inline VF min_nan(VF a, VF b) {
-  __m256 m = _mm256_min_ps(a.v, b.v);
-  return _mm256_or_ps(m, _mm256_cmp_ps(a.v, b.v, _CMP_UNORD_Q));
-}
-inline VD min_nan(VD a, VD b) {
-  __m256d m = _mm256_min_pd(a.v, b.v);
-  return _mm256_or_pd(m, _mm256_cmp_pd(a.v, b.v, _CMP_UNORD_Q));
-}
+inline VF atan2(VF a, VF b) { return vecimpl::apply2(EMBER_SLEEF_F(atan2), a.v, b.v); }
+inline VD atan2(VD a, VD b) { return vecimpl::apply2(EMBER_SLEEF_D(atan2), a.v, b.v); }
+inline VF pow(VF a, VF b) { return vecimpl::apply2(EMBER_SLEEF_F(pow), a.v, b.v); }
+inline VD pow(VD a, VD b) { return vecimpl::apply2(EMBER_SLEEF_D(pow), a.v, b.v); }
+
+/// NaN-propagating max/min (torch.maximum): where a lane of a is NaN the result is a, else where
+/// b is NaN it is b — the same bits as the scalar max_nan/min_nan.
+inline VF max_nan(VF a, VF b) { return vecimpl::max_nan(a.v, b.v); }
+inline VD max_nan(VD a, VD b) { return vecimpl::max_nan(a.v, b.v); }
+inline VF min_nan(VF a, VF b) { return vecimpl::min_nan(a.v, b.v); }
+inline VD min_nan(VD a, VD b) { return vecimpl::min_nan(a.v, b.v); }
 template <typename S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0>
 inline VF max_nan(VF a, S b) { return max_nan(a, VF(static_cast<float>(b))); }
 template <typename S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0>
@@ -130,7 +441,18 @@ inline VF min_nan(VF a, S b) { return min_nan(a, VF(static_cast<float>(b))); }
 template <typename S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0>
 inline VD min_nan(VD a, S b) { return min_nan(a, VD(static_cast<double>(b))); }
 
+// Composites, written as the scalar versions in PointwiseMath.h are, but sigmoid.
+// Note [Vectorised sigmoid]: 1 / (1 + e^-x) loses the result where e^-x overflows (x < -88.7 in
+// float: the exact value is a denormal, the formula gives 0); with e = e^-|x| it is 1 / (1 + e)
+// for x > 0 and e / (1 + e) otherwise, accurate over the whole range (docs/vector-math.md).
 #define EMBER_VEC_COMPOSITES(V, S)                                                   \
+  inline V rsqrt(V a) { return V(S(1)) / sqrt(a); }                                \
+  inline V reciprocal(V a) { return V(S(1)) / a; }                                 \
+  inline V frac(V a) { return a - trunc(a); }                                      \
+  inline V sigmoid(V a) { /* Note [Vectorised sigmoid] */                         \
+    const V e = exp(-abs(a)), q = V(S(1)) / (V(S(1)) + e);                         \
+    return vecimpl::blend_gt(a.v, V(S(0)).v, q.v, (e * q).v);                      \
+  }                                                                                \
   inline V clamp_opt(V x, S lo, bool has_lo, S hi, bool has_hi) {                  \
     if (has_lo) x = max_nan(x, lo);                                                \
     if (has_hi) x = min_nan(x, hi);                                                \
@@ -144,5 +466,110 @@ EMBER_VEC_COMPOSITES(VF, float)
 EMBER_VEC_COMPOSITES(VD, double)
 #undef EMBER_VEC_COMPOSITES
 
-}  // namespace ember::pw
+// Storage types to and from their compute type: float and double load and store as they are;
+// Half and BFloat16 widen to float exactly and narrow with c10's rounding (Half.h: nearest-even,
+// overflow to inf; a NaN becomes sign|0x7e00 for Half, 0x7fc0 for BFloat16), bit for bit.
+/// Vec<float>::size (Vec<double>::size for double) values from p, as their compute type.
+inline VF load_opmath(const float* p) { return VF::load(p); }
+inline VD load_opmath(const double* p) { return VD::load(p); }
+/// The reverse of load_opmath, rounding once.
+inline void store_opmath(VF v, float* p) { v.store(p); }
+inline void store_opmath(VD v, double* p) { v.store(p); }
+
+#if defined(EMBER_VEC_AVX512)
+// A half lane is NaN when its magnitude is above 0x7c00; c10 writes those as sign|0x7e00, where
+// vcvtps2ph keeps the top payload bits.
+inline __m256i half_canonical_nan(__m256i h) {
+  const __m256i mag = _mm256_and_si256(h, _mm256_set1_epi16(0x7fff));
+  const __m256i nan = _mm256_cmpgt_epi16(mag, _mm256_set1_epi16(0x7c00));
+  const __m256i canon = _mm256_or_si256(_mm256_and_si256(h, _mm256_set1_epi16(static_cast<int16_t>(0x8000))),
+                                        _mm256_set1_epi16(0x7e00));
+  return _mm256_blendv_epi8(h, canon, nan);
+}
+inline VF load_opmath(const c10::Half* p) {
+  return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}
+inline void store_opmath(VF v, c10::Half* p) {
+  const __m256i h = _mm512_cvtps_ph(v.v, _MM_FROUND_TO_NEAREST_INT);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), half_canonical_nan(h));
+}
+inline VF load_opmath(const c10::BFloat16* p) {
+  const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  return _mm512_castsi512_ps(_mm512_slli_epi32(w, 16));
+}
+// c10's bf16_from_fp32 in integer lanes: (x + 0x7fff + lsb) >> 16, NaN -> 0x7fc0. (vcvtneps2bf16
+// would flush denormals.)
+inline void store_opmath(VF v, c10::BFloat16* p) {
+  const __m512i x = _mm512_castps_si512(v.v);
+  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1));
+  __m512i r = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(x, _mm512_set1_epi32(0x7fff)), lsb), 16);
+  r = _mm512_mask_blend_epi32(_mm512_cmp_ps_mask(v.v, v.v, _CMP_UNORD_Q), r, _mm512_set1_epi32(0x7fc0));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtepi32_epi16(r));
+}
+#elif defined(EMBER_VEC_AVX2)
+inline VF load_opmath(const c10::BFloat16* p) {
+  const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+}
+inline void store_opmath(VF v, c10::BFloat16* p) {
+  const __m256i x = _mm256_castps_si256(v.v);
+  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
+  __m256i r = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)), lsb), 16);
+  r = _mm256_blendv_epi8(r, _mm256_set1_epi32(0x7fc0), _mm256_castps_si256(_mm256_cmp_ps(v.v, v.v, _CMP_UNORD_Q)));
+  // packus works within 128-bit halves: [0..3 0..3 | 4..7 4..7]; qwords 0 and 2 hold 0..7.
+  const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_castsi256_si128(packed));
+}
+#if defined(__F16C__)
+inline __m128i half_canonical_nan(__m128i h) {
+  const __m128i mag = _mm_and_si128(h, _mm_set1_epi16(0x7fff));
+  const __m128i nan = _mm_cmpgt_epi16(mag, _mm_set1_epi16(0x7c00));
+  const __m128i canon = _mm_or_si128(_mm_and_si128(h, _mm_set1_epi16(static_cast<int16_t>(0x8000))),
+                                     _mm_set1_epi16(0x7e00));
+  return _mm_blendv_epi8(h, canon, nan);
+}
+inline VF load_opmath(const c10::Half* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+inline void store_opmath(VF v, c10::Half* p) {
+  const __m128i h = _mm256_cvtps_ph(v.v, _MM_FROUND_TO_NEAREST_INT);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), half_canonical_nan(h));
+}
+#define EMBER_VEC_HALF_DONE 1
 #endif
+#define EMBER_VEC_BF16_DONE 1
+#endif
+#if defined(EMBER_VEC_AVX512)
+#define EMBER_VEC_HALF_DONE 1
+#define EMBER_VEC_BF16_DONE 1
+#endif
+
+// Elsewhere, through c10's own scalar conversions.
+#if !defined(EMBER_VEC_HALF_DONE)
+inline VF load_opmath(const c10::Half* p) {
+  alignas(64) float f[VF::size];
+  for (int i = 0; i < VF::size; ++i) f[i] = static_cast<float>(p[i]);
+  return VF::load(f);
+}
+inline void store_opmath(VF v, c10::Half* p) {
+  alignas(64) float f[VF::size];
+  v.store(f);
+  for (int i = 0; i < VF::size; ++i) p[i] = c10::Half(f[i]);
+}
+#endif
+#if !defined(EMBER_VEC_BF16_DONE)
+inline VF load_opmath(const c10::BFloat16* p) {
+  alignas(64) float f[VF::size];
+  for (int i = 0; i < VF::size; ++i) f[i] = static_cast<float>(p[i]);
+  return VF::load(f);
+}
+inline void store_opmath(VF v, c10::BFloat16* p) {
+  alignas(64) float f[VF::size];
+  v.store(f);
+  for (int i = 0; i < VF::size; ++i) p[i] = c10::BFloat16(f[i]);
+}
+#endif
+#undef EMBER_VEC_HALF_DONE
+#undef EMBER_VEC_BF16_DONE
+#undef EMBER_SLEEF_F
+#undef EMBER_SLEEF_D
+
+}  // namespace ember::pw
