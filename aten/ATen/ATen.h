@@ -6,6 +6,7 @@
 #include <ATen/TensorAccessor.h>
 #include <ATen/Generator.h>
 #include <ATen/Utils.h>
+#include <ATen/Parallel.h>
 #include <ATen/Factory.h>
 
 namespace at {

@@ -2,7 +2,6 @@
 #include <ATen/ATen.h>
 #include <ATen/TensorIterator.h>
 #include <c10/util/safe_numerics.h>
-#include <omp.h>
 
 namespace at {
 
@@ -105,10 +104,6 @@ ScalarType result_type(const Scalar& a, const Tensor& b) { return ember::result_
 ScalarType result_type(const Scalar& a, const Scalar& b) { return ember::result_type({}, {a, b}); }
 ScalarType promote_types(ScalarType a, ScalarType b) { return c10::promoteTypes(a, b); }
 bool can_cast(ScalarType from, ScalarType to) { return ember::can_cast(from, to); }
-int get_num_threads() { return omp_get_max_threads(); }
-void set_num_threads(int n) {
-  EMBER_CHECK(n > 0, "[set_num_threads] expected a positive number of threads; got ", n);
-  omp_set_num_threads(n);
-}
+// get_num_threads / set_num_threads live in Parallel.cpp.
 
 }  // namespace at

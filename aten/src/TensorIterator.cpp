@@ -4,7 +4,6 @@
 #include <ATen/MemoryOverlap.h>
 #include <c10/util/safe_numerics.h>
 #include <algorithm>
-#include <omp.h>
 
 namespace ember {
 using at::ScalarType;
@@ -280,18 +279,8 @@ bool TensorIter::is_contiguous() const {
 }
 
 void TensorIter::run(Loop loop, void* ctx, int64_t grain) const {
-  if (numel_ == 0) return;
-  if (numel_ < grain || omp_in_parallel() || omp_get_max_threads() == 1) {
-    run_range(loop, ctx, 0, numel_);
-    return;
-  }
-#pragma omp parallel
-  {
-    int64_t nt = omp_get_num_threads(), tid = omp_get_thread_num();
-    int64_t chunk = (numel_ + nt - 1) / nt;
-    int64_t b = tid * chunk, e = std::min(numel_, b + chunk);
-    if (b < e) run_range(loop, ctx, b, e);
-  }
+  // Workers: min(get_num_threads(), numel / grain); one grain or less runs here without a region.
+  at::parallel_for(0, numel_, grain, [&](int64_t b, int64_t e) { run_range(loop, ctx, b, e); });
 }
 
 void TensorIter::run_range(Loop loop, void* ctx, int64_t begin, int64_t end) const {

@@ -7,6 +7,7 @@
 //   for (auto& batch : *loader) { ... }      // one pass over the data; iterate again for another epoch
 //
 // See Note [DataLoader threads] below for how the workers and the consumer meet.
+#include <ATen/Parallel.h>
 #include <ATen/Utils.h>
 #include <torch/arg.h>
 #include <torch/data/datasets.h>
@@ -269,8 +270,9 @@ class StatelessDataLoader {
   void work(Dataset& dataset) {
     // The workers are the loader's parallelism: each runs its ops on its own thread only. An
     // OpenMP team per worker would oversubscribe the cores that the training thread's ops use,
-    // and spinning team threads then slow training several times over.
-    at::set_num_threads(1);
+    // and spinning team threads then slow training several times over. This thread only:
+    // at::set_num_threads would also become the count of every thread started later.
+    at::internal::set_thread_num_threads(1);
     for (;;) {
       std::optional<Job> job;
       {
