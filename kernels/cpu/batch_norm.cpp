@@ -21,7 +21,7 @@ Layout layout_of(const Tensor& input) {
   return {N, C, C == 0 || N == 0 ? 0 : input.numel() / (N * C)};
 }
 
-bool worth_threads(const Tensor& input, int64_t tasks) { return at::parallel_worthwhile(input.numel(), tasks); }
+int64_t task_grain(const Tensor& input, int64_t tasks) { return at::internal::grain_for_tasks(input.numel(), tasks); }
 
 // Four partial sums in double per call, so the adds of consecutive elements do not wait on each other.
 #ifdef EMBER_HAVE_VEC
@@ -122,10 +122,10 @@ void run_grad_sums(const T* dy, const T* x, int64_t n, double m, double& sum_dy,
 }
 
 template <typename T>
-void stats_impl(const T* x, const Layout& L, bool par, double* mean, double* var) {
+void stats_impl(const T* x, const Layout& L, int64_t grain, double* mean, double* var) {
   const double count = static_cast<double>(L.N * L.S);
-#pragma omp parallel for schedule(static) if (par)
-  for (int64_t c = 0; c < L.C; ++c) {
+  at::parallel_for(0, L.C, grain, [&](int64_t c0, int64_t c1) {
+  for (int64_t c = c0; c < c1; ++c) {
     double s = 0;
     for (int64_t n = 0; n < L.N; ++n) s += run_sum(x + (n * L.C + c) * L.S, L.S);
     const double m = s / count;
@@ -134,28 +134,30 @@ void stats_impl(const T* x, const Layout& L, bool par, double* mean, double* var
     mean[c] = m;
     var[c] = q / count;
   }
+  });
 }
 
 template <typename T>
-void apply_impl(const T* x, const T* scale, const T* shift, const Layout& L, bool par, T* y) {
-#pragma omp parallel for schedule(static) if (par)
-  for (int64_t nc = 0; nc < L.N * L.C; ++nc) {
+void apply_impl(const T* x, const T* scale, const T* shift, const Layout& L, int64_t grain, T* y) {
+  at::parallel_for(0, L.N * L.C, grain, [&](int64_t nc0, int64_t nc1) {
+  for (int64_t nc = nc0; nc < nc1; ++nc) {
     const T k = scale[nc % L.C], d = shift[nc % L.C];
     const T* xr = x + nc * L.S;
     T* yr = y + nc * L.S;
     for (int64_t i = 0; i < L.S; ++i) yr[i] = xr[i] * k + d;
   }
+  });
 }
 
 // Per channel: sum(dy) and sum(dy * (x - mean)) in one read, then dx from the same (cached) values:
 // dx = scale * (dy - sum(dy) / n - (x - mean) * invstd^2 * sum(dy * (x - mean)) / n) with
 // scale = invstd * weight, as dy * scale + k_shift + (x - mean) * k_centered.
 template <typename T>
-void backward_impl(const T* g, const T* x, const T* mp, const T* ip, const T* wp, const Layout& L, bool par, T* dx,
+void backward_impl(const T* g, const T* x, const T* mp, const T* ip, const T* wp, const Layout& L, int64_t grain, T* dx,
                    T* gw, T* gb) {
   const double count = static_cast<double>(L.N * L.S);
-#pragma omp parallel for schedule(static) if (par)
-  for (int64_t c = 0; c < L.C; ++c) {
+  at::parallel_for(0, L.C, grain, [&](int64_t c0, int64_t c1) {
+  for (int64_t c = c0; c < c1; ++c) {
     const T m = mp[c], inv = ip[c];
     double sum_dy = 0, dot = 0;
     for (int64_t n = 0; n < L.N; ++n) {
@@ -176,6 +178,7 @@ void backward_impl(const T* g, const T* x, const T* mp, const T* ip, const T* wp
       for (int64_t i = 0; i < L.S; ++i) dr[i] = gr[i] * k_scale + k_shift + (xr[i] - m) * k_centered;
     }
   }
+  });
 }
 
 }  // namespace
@@ -190,7 +193,7 @@ void batch_norm_stats(const Tensor& input, std::vector<double>& mean, std::vecto
   mean.assign(static_cast<size_t>(L.C), 0.0);
   var.assign(static_cast<size_t>(L.C), 0.0);
   AT_DISPATCH_FLOATING_TYPES(input.scalar_type(), "batch_norm_stats", [&] {
-    stats_impl(input.data_ptr<scalar_t>(), L, worth_threads(input, L.C), mean.data(), var.data());
+    stats_impl(input.data_ptr<scalar_t>(), L, task_grain(input, L.C), mean.data(), var.data());
   });
 }
 
@@ -200,7 +203,7 @@ Tensor batch_norm_apply(const Tensor& input, const Tensor& scale, const Tensor& 
   const Tensor sc = scale.contiguous(), sh = shift.contiguous();
   AT_DISPATCH_FLOATING_TYPES(input.scalar_type(), "batch_norm_apply", [&] {
     apply_impl(input.data_ptr<scalar_t>(), sc.data_ptr<scalar_t>(), sh.data_ptr<scalar_t>(), L,
-               worth_threads(input, L.N * L.C), out.data_ptr<scalar_t>());
+               task_grain(input, L.N * L.C), out.data_ptr<scalar_t>());
   });
   return out;
 }
@@ -218,7 +221,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad, const
   AT_DISPATCH_FLOATING_TYPES(input.scalar_type(), "batch_norm_backward", [&] {
     backward_impl(dy.data_ptr<scalar_t>(), input.data_ptr<scalar_t>(), m_t.data_ptr<scalar_t>(),
                   i_t.data_ptr<scalar_t>(), w_t.defined() ? w_t.data_ptr<scalar_t>() : nullptr, L,
-                  worth_threads(input, L.C), grad_input.defined() ? grad_input.data_ptr<scalar_t>() : nullptr,
+                  task_grain(input, L.C), grad_input.defined() ? grad_input.data_ptr<scalar_t>() : nullptr,
                   grad_weight.data_ptr<scalar_t>(), grad_bias.data_ptr<scalar_t>());
   });
   return {grad_input, grad_input_mask[1] && weight.defined() ? grad_weight : Tensor(),

@@ -52,36 +52,37 @@ template <typename T>
 void forward_loop(const ConvGeometry& g, const T* src, const T* w, const T* b, T* dst) {
   const int64_t Cg = g.C / g.G, Og = g.O / g.G, SP = g.src_plane(), DP = g.dst_plane(), K = g.kernel();
   const int64_t tasks = g.N * g.O;
-  const bool par = parallel_worthwhile(tasks * DP * Cg * K, tasks);
-#pragma omp parallel for schedule(static) if (par)
-  for (int64_t task = 0; task < tasks; ++task) {
-    const int64_t n = task / g.O, o = task % g.O, grp = o / Og;
-    T* out = dst + task * DP;
-    for (int64_t j0 = 0; j0 < g.dst[0]; ++j0)
-      for (int64_t j1 = 0; j1 < g.dst[1]; ++j1)
-        for (int64_t j2 = 0; j2 < g.dst[2]; ++j2) {
-          double acc = b ? static_cast<double>(b[o]) : 0.0;
-          for (int64_t c = 0; c < Cg; ++c) {
-            const T* sc = src + (n * g.C + grp * Cg + c) * SP;
-            const T* wc = w + (o * Cg + c) * K;
-            for (int64_t t0 = 0; t0 < g.k[0]; ++t0) {
-              const int64_t x0 = src_pos(g, 0, j0, t0);
-              if (x0 < 0) continue;
-              for (int64_t t1 = 0; t1 < g.k[1]; ++t1) {
-                const int64_t x1 = src_pos(g, 1, j1, t1);
-                if (x1 < 0) continue;
-                for (int64_t t2 = 0; t2 < g.k[2]; ++t2) {
-                  const int64_t x2 = src_pos(g, 2, j2, t2);
-                  if (x2 < 0) continue;
-                  acc += static_cast<double>(sc[(x0 * g.src[1] + x1) * g.src[2] + x2]) *
-                         static_cast<double>(wc[(t0 * g.k[1] + t1) * g.k[2] + t2]);
+  const int64_t grain = at::internal::grain_for_tasks(tasks * DP * Cg * K, tasks);
+  at::parallel_for(0, tasks, grain, [&](int64_t task0, int64_t task1) {
+    for (int64_t task = task0; task < task1; ++task) {
+      const int64_t n = task / g.O, o = task % g.O, grp = o / Og;
+      T* out = dst + task * DP;
+      for (int64_t j0 = 0; j0 < g.dst[0]; ++j0)
+        for (int64_t j1 = 0; j1 < g.dst[1]; ++j1)
+          for (int64_t j2 = 0; j2 < g.dst[2]; ++j2) {
+            double acc = b ? static_cast<double>(b[o]) : 0.0;
+            for (int64_t c = 0; c < Cg; ++c) {
+              const T* sc = src + (n * g.C + grp * Cg + c) * SP;
+              const T* wc = w + (o * Cg + c) * K;
+              for (int64_t t0 = 0; t0 < g.k[0]; ++t0) {
+                const int64_t x0 = src_pos(g, 0, j0, t0);
+                if (x0 < 0) continue;
+                for (int64_t t1 = 0; t1 < g.k[1]; ++t1) {
+                  const int64_t x1 = src_pos(g, 1, j1, t1);
+                  if (x1 < 0) continue;
+                  for (int64_t t2 = 0; t2 < g.k[2]; ++t2) {
+                    const int64_t x2 = src_pos(g, 2, j2, t2);
+                    if (x2 < 0) continue;
+                    acc += static_cast<double>(sc[(x0 * g.src[1] + x1) * g.src[2] + x2]) *
+                           static_cast<double>(wc[(t0 * g.k[1] + t1) * g.k[2] + t2]);
+                  }
                 }
               }
             }
+            out[(j0 * g.dst[1] + j1) * g.dst[2] + j2] = static_cast<T>(acc);
           }
-          out[(j0 * g.dst[1] + j1) * g.dst[2] + j2] = static_cast<T>(acc);
-        }
-  }
+    }
+  });
 }
 
 // src_grad[n, c, x] gathers every (o, t) whose window placed source position x under tap t.
@@ -89,35 +90,36 @@ template <typename T>
 void backward_data_loop(const ConvGeometry& g, const T* dst_grad, const T* w, T* src_grad) {
   const int64_t Cg = g.C / g.G, Og = g.O / g.G, SP = g.src_plane(), DP = g.dst_plane(), K = g.kernel();
   const int64_t tasks = g.N * g.C;
-  const bool par = parallel_worthwhile(tasks * SP * Og * K, tasks);
-#pragma omp parallel for schedule(static) if (par)
-  for (int64_t task = 0; task < tasks; ++task) {
-    const int64_t n = task / g.C, ic = task % g.C, grp = ic / Cg, c = ic % Cg;
-    T* out = src_grad + task * SP;
-    for (int64_t x0 = 0; x0 < g.src[0]; ++x0)
-      for (int64_t x1 = 0; x1 < g.src[1]; ++x1)
-        for (int64_t x2 = 0; x2 < g.src[2]; ++x2) {
-          double acc = 0.0;
-          for (int64_t t0 = 0; t0 < g.k[0]; ++t0) {
-            const int64_t j0 = dst_pos(g, 0, x0, t0);
-            if (j0 < 0) continue;
-            for (int64_t t1 = 0; t1 < g.k[1]; ++t1) {
-              const int64_t j1 = dst_pos(g, 1, x1, t1);
-              if (j1 < 0) continue;
-              for (int64_t t2 = 0; t2 < g.k[2]; ++t2) {
-                const int64_t j2 = dst_pos(g, 2, x2, t2);
-                if (j2 < 0) continue;
-                const int64_t j = (j0 * g.dst[1] + j1) * g.dst[2] + j2, t = (t0 * g.k[1] + t1) * g.k[2] + t2;
-                for (int64_t oo = 0; oo < Og; ++oo) {
-                  const int64_t o = grp * Og + oo;
-                  acc += static_cast<double>(dst_grad[(n * g.O + o) * DP + j]) * static_cast<double>(w[(o * Cg + c) * K + t]);
+  const int64_t grain = at::internal::grain_for_tasks(tasks * SP * Og * K, tasks);
+  at::parallel_for(0, tasks, grain, [&](int64_t task0, int64_t task1) {
+    for (int64_t task = task0; task < task1; ++task) {
+      const int64_t n = task / g.C, ic = task % g.C, grp = ic / Cg, c = ic % Cg;
+      T* out = src_grad + task * SP;
+      for (int64_t x0 = 0; x0 < g.src[0]; ++x0)
+        for (int64_t x1 = 0; x1 < g.src[1]; ++x1)
+          for (int64_t x2 = 0; x2 < g.src[2]; ++x2) {
+            double acc = 0.0;
+            for (int64_t t0 = 0; t0 < g.k[0]; ++t0) {
+              const int64_t j0 = dst_pos(g, 0, x0, t0);
+              if (j0 < 0) continue;
+              for (int64_t t1 = 0; t1 < g.k[1]; ++t1) {
+                const int64_t j1 = dst_pos(g, 1, x1, t1);
+                if (j1 < 0) continue;
+                for (int64_t t2 = 0; t2 < g.k[2]; ++t2) {
+                  const int64_t j2 = dst_pos(g, 2, x2, t2);
+                  if (j2 < 0) continue;
+                  const int64_t j = (j0 * g.dst[1] + j1) * g.dst[2] + j2, t = (t0 * g.k[1] + t1) * g.k[2] + t2;
+                  for (int64_t oo = 0; oo < Og; ++oo) {
+                    const int64_t o = grp * Og + oo;
+                    acc += static_cast<double>(dst_grad[(n * g.O + o) * DP + j]) * static_cast<double>(w[(o * Cg + c) * K + t]);
+                  }
                 }
               }
             }
+            out[(x0 * g.src[1] + x1) * g.src[2] + x2] = static_cast<T>(acc);
           }
-          out[(x0 * g.src[1] + x1) * g.src[2] + x2] = static_cast<T>(acc);
-        }
-  }
+    }
+  });
 }
 
 // w_grad[o, c, t] = sum over n, j of dst_grad[n, o, j] * src[n, c, j * s - pl + t * d].
@@ -125,35 +127,36 @@ template <typename T>
 void backward_weights_loop(const ConvGeometry& g, const T* src, const T* dst_grad, T* w_grad) {
   const int64_t Cg = g.C / g.G, Og = g.O / g.G, SP = g.src_plane(), DP = g.dst_plane(), K = g.kernel();
   const int64_t tasks = g.O * Cg;
-  const bool par = parallel_worthwhile(tasks * K * g.N * DP, tasks);
-#pragma omp parallel for schedule(static) if (par)
-  for (int64_t task = 0; task < tasks; ++task) {
-    const int64_t o = task / Cg, c = task % Cg, ic = (o / Og) * Cg + c;
-    for (int64_t t0 = 0; t0 < g.k[0]; ++t0)
-      for (int64_t t1 = 0; t1 < g.k[1]; ++t1)
-        for (int64_t t2 = 0; t2 < g.k[2]; ++t2) {
-          double acc = 0.0;
-          for (int64_t n = 0; n < g.N; ++n) {
-            const T* sc = src + (n * g.C + ic) * SP;
-            const T* go = dst_grad + (n * g.O + o) * DP;
-            for (int64_t j0 = 0; j0 < g.dst[0]; ++j0) {
-              const int64_t x0 = src_pos(g, 0, j0, t0);
-              if (x0 < 0) continue;
-              for (int64_t j1 = 0; j1 < g.dst[1]; ++j1) {
-                const int64_t x1 = src_pos(g, 1, j1, t1);
-                if (x1 < 0) continue;
-                for (int64_t j2 = 0; j2 < g.dst[2]; ++j2) {
-                  const int64_t x2 = src_pos(g, 2, j2, t2);
-                  if (x2 < 0) continue;
-                  acc += static_cast<double>(go[(j0 * g.dst[1] + j1) * g.dst[2] + j2]) *
-                         static_cast<double>(sc[(x0 * g.src[1] + x1) * g.src[2] + x2]);
+  const int64_t grain = at::internal::grain_for_tasks(tasks * K * g.N * DP, tasks);
+  at::parallel_for(0, tasks, grain, [&](int64_t task0, int64_t task1) {
+    for (int64_t task = task0; task < task1; ++task) {
+      const int64_t o = task / Cg, c = task % Cg, ic = (o / Og) * Cg + c;
+      for (int64_t t0 = 0; t0 < g.k[0]; ++t0)
+        for (int64_t t1 = 0; t1 < g.k[1]; ++t1)
+          for (int64_t t2 = 0; t2 < g.k[2]; ++t2) {
+            double acc = 0.0;
+            for (int64_t n = 0; n < g.N; ++n) {
+              const T* sc = src + (n * g.C + ic) * SP;
+              const T* go = dst_grad + (n * g.O + o) * DP;
+              for (int64_t j0 = 0; j0 < g.dst[0]; ++j0) {
+                const int64_t x0 = src_pos(g, 0, j0, t0);
+                if (x0 < 0) continue;
+                for (int64_t j1 = 0; j1 < g.dst[1]; ++j1) {
+                  const int64_t x1 = src_pos(g, 1, j1, t1);
+                  if (x1 < 0) continue;
+                  for (int64_t j2 = 0; j2 < g.dst[2]; ++j2) {
+                    const int64_t x2 = src_pos(g, 2, j2, t2);
+                    if (x2 < 0) continue;
+                    acc += static_cast<double>(go[(j0 * g.dst[1] + j1) * g.dst[2] + j2]) *
+                           static_cast<double>(sc[(x0 * g.src[1] + x1) * g.src[2] + x2]);
+                  }
                 }
               }
             }
+            w_grad[task * K + (t0 * g.k[1] + t1) * g.k[2] + t2] = static_cast<T>(acc);
           }
-          w_grad[task * K + (t0 * g.k[1] + t1) * g.k[2] + t2] = static_cast<T>(acc);
-        }
-  }
+    }
+  });
 }
 
 // ---------------------------------------------------------------- oneDNN path

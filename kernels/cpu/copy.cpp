@@ -44,8 +44,8 @@ template <typename T>
 void tiled_copy_2d(char* dst, const char* src, int64_t n0, int64_t n1, const int64_t* ds, const int64_t* ss) {
   constexpr int64_t B = 32;
   const int64_t t0 = (n0 + B - 1) / B, t1 = (n1 + B - 1) / B;
-#pragma omp parallel for if (n0 * n1 > 65536)
-  for (int64_t t = 0; t < t0 * t1; ++t) {
+  at::parallel_for(0, t0 * t1, at::internal::grain_for_tasks(n0 * n1, t0 * t1), [&](int64_t tb, int64_t te) {
+  for (int64_t t = tb; t < te; ++t) {
     const int64_t b1 = (t / t0) * B, b0 = (t % t0) * B;
     const int64_t e1 = std::min(b1 + B, n1), e0 = std::min(b0 + B, n0);
 #if defined(__AVX2__)
@@ -63,6 +63,7 @@ void tiled_copy_2d(char* dst, const char* src, int64_t n0, int64_t n1, const int
       for (int64_t j0 = b0; j0 < e0; ++j0)
         *reinterpret_cast<T*>(dst + j0 * ds[0] + j1 * ds[1]) = *reinterpret_cast<const T*>(src + j0 * ss[0] + j1 * ss[1]);
   }
+  });
 }
 
 bool try_tiled_copy(const ember::TensorIter& it, size_t es) {

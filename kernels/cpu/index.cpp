@@ -31,10 +31,12 @@ Tensor index_select_cpu(const Tensor& self, int64_t dim, const Tensor& index) {
   const char* s = static_cast<const char*>(src.data_ptr());
   char* o = static_cast<char*>(out.data_ptr());
   // Rows of `inner` contiguous elements move with one memcpy each.
-#pragma omp parallel for collapse(2) if (parallel_ok(out.numel()))
-  for (int64_t r = 0; r < outer; ++r)
-    for (int64_t i = 0; i < n; ++i)
-      std::memcpy(o + static_cast<size_t>(r * n + i) * row, s + static_cast<size_t>(r * size + ip[i]) * row, row);
+  at::parallel_for(0, outer * n, at::internal::grain_for_tasks(out.numel(), outer * n), [&](int64_t q0, int64_t q1) {
+    for (int64_t q = q0; q < q1; ++q) {
+      const int64_t r = q / n, i = q % n;
+      std::memcpy(o + static_cast<size_t>(q) * row, s + static_cast<size_t>(r * size + ip[i]) * row, row);
+    }
+  });
   return out;
 }
 
@@ -58,10 +60,11 @@ void for_each_line(const Tensor& index, const Tensor& self, const Tensor* other,
   }
   const int64_t lines = prod_sizes(osz), m = static_cast<int64_t>(osz.size());
   const int64_t n = nd == 0 ? 1 : index.size(dim);
-#pragma omp parallel for if (parallel_ok(index.numel()))
-  for (int64_t l = 0; l < lines; ++l)
-    f(offset_of(l, osz.data(), ist.data(), m), n, offset_of(l, osz.data(), sst.data(), m),
-      offset_of(l, osz.data(), tst.data(), m));
+  at::parallel_for(0, lines, at::internal::grain_for_tasks(index.numel(), lines), [&](int64_t l0, int64_t l1) {
+    for (int64_t l = l0; l < l1; ++l)
+      f(offset_of(l, osz.data(), ist.data(), m), n, offset_of(l, osz.data(), sst.data(), m),
+        offset_of(l, osz.data(), tst.data(), m));
+  });
 }
 
 enum class ScatterKind { Assign, Add };
@@ -304,8 +307,9 @@ void move_blocks(const AdvancedIndex& ai, const Tensor& work, bool to_src, bool 
     if (to_src) {
       for (int64_t b = 0; b < nb; ++b) one(b);  // serial: with duplicates the last write wins
     } else {
-#pragma omp parallel for if (parallel_ok(nb * rest_numel))
-      for (int64_t b = 0; b < nb; ++b) one(b);
+      at::parallel_for(0, nb, at::internal::grain_for_tasks(nb * rest_numel, nb), [&](int64_t b0, int64_t b1) {
+        for (int64_t b = b0; b < b1; ++b) one(b);
+      });
     }
   });
 }

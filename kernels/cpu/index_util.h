@@ -10,13 +10,9 @@
 #include <c10/util/SmallBuffer.h>
 #include <cstdint>
 #include <cstring>
-#include <omp.h>
 #include <vector>
 
 namespace at::native::index_detail {
-
-/// True when `work` elements justify an OpenMP region (and we are not inside one already).
-inline bool parallel_ok(int64_t work) { return work >= at::kGrainSize && !omp_in_parallel() && omp_get_max_threads() > 1; }
 
 /// Copies an n-d block of T: dst[i...] = src[i...]; strides in elements (may be negative).
 template <typename T>

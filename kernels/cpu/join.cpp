@@ -36,9 +36,10 @@ Tensor cat_cpu(TensorList tensors, int64_t dim) {
       const char* s = static_cast<const char*>(t.data_ptr());
       const size_t bytes = static_cast<size_t>(block) * es;
       char* dst0 = o + static_cast<size_t>(off * inner) * es;
-#pragma omp parallel for if (parallel_ok(outer * block))
-      for (int64_t r = 0; r < outer; ++r)
-        std::memcpy(dst0 + static_cast<size_t>(r * out_row) * es, s + static_cast<size_t>(r) * bytes, bytes);
+      at::parallel_for(0, outer, at::internal::grain_for_tasks(outer * block, outer), [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r)
+          std::memcpy(dst0 + static_cast<size_t>(r * out_row) * es, s + static_cast<size_t>(r) * bytes, bytes);
+      });
     } else {
       out.narrow(dim, off, n).copy_(t);  // converts dtype, follows strides
     }
@@ -93,9 +94,10 @@ Tensor flip_cpu(const Tensor& self, IntArrayRef dims) {
     if (nd <= 1) return copy_block(dst, dst_st.data(), src, src_st.data(), sizes.data(), nd);
     // Parallel over the rows of the outermost dim.
     const int64_t rows = sizes[0];
-#pragma omp parallel for if (parallel_ok(out.numel()))
-    for (int64_t r = 0; r < rows; ++r)
-      copy_block(dst + r * dst_st[0], dst_st.data() + 1, src + r * src_st[0], src_st.data() + 1, sizes.data() + 1, nd - 1);
+    at::parallel_for(0, rows, at::internal::grain_for_tasks(out.numel(), rows), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r)
+        copy_block(dst + r * dst_st[0], dst_st.data() + 1, src + r * src_st[0], src_st.data() + 1, sizes.data() + 1, nd - 1);
+    });
   });
   return out;
 }
@@ -113,17 +115,18 @@ Tensor& tri_inplace(Tensor& self, int64_t k, bool lower, const char* op) {
     T* base = static_cast<T*>(self.data_ptr());
     const int64_t* sz = self.sizes().data();
     const int64_t* st = self.strides().data();
-#pragma omp parallel for if (parallel_ok(self.numel()))
-    for (int64_t b = 0; b < batch; ++b) {
-      T* m = base + offset_of(b, sz, st, nd - 2);
-      for (int64_t i = 0; i < R; ++i) {
-        // lower keeps j <= i + k; upper keeps j >= i + k.
-        int64_t j0 = lower ? std::clamp<int64_t>(i + k + 1, 0, C) : 0;
-        int64_t j1 = lower ? C : std::clamp<int64_t>(i + k, 0, C);
-        T* row = m + i * rs;
-        for (int64_t j = j0; j < j1; ++j) row[j * cs] = T(0);  // zero bits are zero in every dtype
+    at::parallel_for(0, batch, at::internal::grain_for_tasks(self.numel(), batch), [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) {
+        T* m = base + offset_of(b, sz, st, nd - 2);
+        for (int64_t i = 0; i < R; ++i) {
+          // lower keeps j <= i + k; upper keeps j >= i + k.
+          int64_t j0 = lower ? std::clamp<int64_t>(i + k + 1, 0, C) : 0;
+          int64_t j1 = lower ? C : std::clamp<int64_t>(i + k, 0, C);
+          T* row = m + i * rs;
+          for (int64_t j = j0; j < j1; ++j) row[j * cs] = T(0);  // zero bits are zero in every dtype
+        }
       }
-    }
+    });
   });
   return self;
 }

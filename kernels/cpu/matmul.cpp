@@ -190,11 +190,9 @@ void loop_gemm(const Tensor& out, const Operand& a, const Operand& b, int64_t B,
   const int64_t scb = out.stride(0), scm = out.stride(1), scn = out.stride(2);
   const int64_t asb = a.batch == 1 ? 0 : a.sb, bsb = b.batch == 1 ? 0 : b.sb;
   const int64_t rows = B * M;
-#pragma omp parallel if (rows * N * K > at::kGrainSize)
-  {
+  at::parallel_for(0, rows, at::internal::grain_for_tasks(rows * N * K, rows), [&](int64_t r0, int64_t r1) {
     std::vector<acc_t> acc(static_cast<size_t>(N));
-#pragma omp for schedule(static)
-    for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t r = r0; r < r1; ++r) {
       const int64_t bi = r / M, i = r % M;
       std::fill(acc.begin(), acc.end(), acc_t(0));
       const scalar_t* arow = pa + bi * asb + i * a.sr;
@@ -215,7 +213,7 @@ void loop_gemm(const Tensor& out, const Operand& a, const Operand& b, int64_t B,
         crow[j * scn] = static_cast<scalar_t>(v);
       }
     }
-  }
+  });
 }
 
 // out[b] = alpha * a[b] @ b[b] + beta * out[b], where out is [B, M, N] (written; read only when

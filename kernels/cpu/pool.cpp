@@ -53,58 +53,60 @@ void max_pool_forward(const MaxPoolGeometry& g, const T* x, T* y, int64_t* ind) 
   const int64_t OD = g.out[0], OH = g.out[1], OW = g.out[2];
   const int64_t H = g.in[1], W = g.in[2];
   const int64_t window = g.k[0] * g.k[1] * g.k[2];
-  const bool par = parallel_worthwhile(g.planes * g.out_plane() * window, g.planes);
-#pragma omp parallel for schedule(static) if (par)
-  for (int64_t p = 0; p < g.planes; ++p) {
-    const T* xp = x + p * g.in_plane();
-    T* yp = y + p * g.out_plane();
-    int64_t* ip = ind + p * g.out_plane();
-    for (int64_t od = 0; od < OD; ++od) {
-      const Taps td = taps(od, g.in[0], g.k[0], g.s[0], g.p[0], g.d[0]);
-      for (int64_t oh = 0; oh < OH; ++oh) {
-        const Taps th = taps(oh, H, g.k[1], g.s[1], g.p[1], g.d[1]);
-        for (int64_t ow = 0; ow < OW; ++ow) {
-          const Taps tw = taps(ow, W, g.k[2], g.s[2], g.p[2], g.d[2]);
-          int64_t best = (td.lo * H + th.lo) * W + tw.lo;
-          T bestv = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
-                                                         : std::numeric_limits<T>::lowest();
-          for (int64_t t = td.lo; t < td.hi; t += g.d[0]) {
-            for (int64_t h = th.lo; h < th.hi; h += g.d[1]) {
-              for (int64_t w = tw.lo; w < tw.hi; w += g.d[2]) {
-                const int64_t pos = (t * H + h) * W + w;
-                const T v = xp[pos];
-                if (v > bestv || is_nan(v)) {
-                  bestv = v;
-                  best = pos;
+  const int64_t grain = at::internal::grain_for_tasks(g.planes * g.out_plane() * window, g.planes);
+  at::parallel_for(0, g.planes, grain, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      const T* xp = x + p * g.in_plane();
+      T* yp = y + p * g.out_plane();
+      int64_t* ip = ind + p * g.out_plane();
+      for (int64_t od = 0; od < OD; ++od) {
+        const Taps td = taps(od, g.in[0], g.k[0], g.s[0], g.p[0], g.d[0]);
+        for (int64_t oh = 0; oh < OH; ++oh) {
+          const Taps th = taps(oh, H, g.k[1], g.s[1], g.p[1], g.d[1]);
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            const Taps tw = taps(ow, W, g.k[2], g.s[2], g.p[2], g.d[2]);
+            int64_t best = (td.lo * H + th.lo) * W + tw.lo;
+            T bestv = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                           : std::numeric_limits<T>::lowest();
+            for (int64_t t = td.lo; t < td.hi; t += g.d[0]) {
+              for (int64_t h = th.lo; h < th.hi; h += g.d[1]) {
+                for (int64_t w = tw.lo; w < tw.hi; w += g.d[2]) {
+                  const int64_t pos = (t * H + h) * W + w;
+                  const T v = xp[pos];
+                  if (v > bestv || is_nan(v)) {
+                    bestv = v;
+                    best = pos;
+                  }
                 }
               }
             }
+            // A window whose taps all fall in the padding (a large dilation can skip over the
+            // input) has no element: it gives the lowest value and index -1, which the backward
+            // skips.
+            const bool empty = td.lo >= td.hi || th.lo >= th.hi || tw.lo >= tw.hi;
+            const int64_t o = (od * OH + oh) * OW + ow;
+            yp[o] = empty ? bestv : xp[best];
+            ip[o] = empty ? -1 : best;
           }
-          // A window whose taps all fall in the padding (a large dilation can skip over the
-          // input) has no element: it gives the lowest value and index -1, which the backward
-          // skips.
-          const bool empty = td.lo >= td.hi || th.lo >= th.hi || tw.lo >= tw.hi;
-          const int64_t o = (od * OH + oh) * OW + ow;
-          yp[o] = empty ? bestv : xp[best];
-          ip[o] = empty ? -1 : best;
         }
       }
     }
-  }
+  });
 }
 
 template <typename T>
 void max_pool_backward(const MaxPoolGeometry& g, const T* gy, const int64_t* ind, T* gx) {
   const int64_t plane = g.in_plane(), out = g.out_plane();
-  const bool par = parallel_worthwhile(g.planes * out, g.planes);
-#pragma omp parallel for schedule(static) if (par)
-  for (int64_t p = 0; p < g.planes; ++p) {
-    T* gxp = gx + p * plane;
-    for (int64_t o = 0; o < out; ++o) {
-      const int64_t i = ind[p * out + o];
-      if (i >= 0 && i < plane) gxp[i] += gy[p * out + o];
+  const int64_t grain = at::internal::grain_for_tasks(g.planes * out, g.planes);
+  at::parallel_for(0, g.planes, grain, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      T* gxp = gx + p * plane;
+      for (int64_t o = 0; o < out; ++o) {
+        const int64_t i = ind[p * out + o];
+        if (i >= 0 && i < plane) gxp[i] += gy[p * out + o];
+      }
     }
-  }
+  });
 }
 
 std::tuple<Tensor, Tensor> run_max_pool(const char* op, const Tensor& self, const MaxPoolGeometry& g,

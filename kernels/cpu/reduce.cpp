@@ -22,7 +22,6 @@
 #include <cmath>
 #include <limits>
 #include <memory>
-#include <omp.h>
 #include <type_traits>
 #include <vector>
 
@@ -135,8 +134,11 @@ void reduce_run(const Geom& g, const Tensor& input, const Op& op) {
     return;
   }
   const in_t* data = static_cast<const in_t*>(input.data_ptr());
-  const int nt = omp_in_parallel() ? 1 : omp_get_max_threads();
+  const int nt = at::in_parallel_region() ? 1 : at::get_num_threads();
   const bool par = nt > 1 && M * N >= kGrain;
+  // A reduction split across threads has min(nt, ceil(work / grain)) parts: the result depends on
+  // get_num_threads() and the shape, never on how many threads the region actually gets.
+  const auto parts_for = [&](int64_t work) { return std::clamp<int64_t>(at::divup(work, kGrain), 1, nt); };
   auto reduce_range = [&](const in_t* base, int64_t r0, int64_t r1, acc_t& a) {
     for_runs(g, base, r0, r1, [&](const in_t* p, int64_t len, int64_t st, int64_t r) {
       if (st == 1) op.run(a, p, len, r);
@@ -166,59 +168,57 @@ void reduce_run(const Geom& g, const Tensor& input, const Op& op) {
     };
     const int64_t tasks = O * nb;
     if (par && tasks < nt && N >= 4 * nt) {
-      std::unique_ptr<acc_t[]> part(new acc_t[static_cast<size_t>(nt) * B]);
+      const int64_t used = parts_for(N * std::min(B, J)), chunk = at::divup(N, used);
+      std::unique_ptr<acc_t[]> part(new acc_t[static_cast<size_t>(used) * B]);
       for (int64_t t = 0; t < tasks; ++t) {
-        int used = 1;
-#pragma omp parallel num_threads(nt)
-        {
-          const int64_t n_th = omp_get_num_threads(), tid = omp_get_thread_num();
-          const int64_t chunk = (N + n_th - 1) / n_th;
-          const int64_t r0 = std::min(N, tid * chunk), r1 = std::min(N, r0 + chunk);
-          block(t, r0, r1, part.get() + tid * B);
-          if (tid == 0) used = static_cast<int>(n_th);
-        }
-        for (int th = 1; th < used; ++th)
+        at::parallel_for(0, used, 1, [&](int64_t q0, int64_t q1) {
+          for (int64_t q = q0; q < q1; ++q) {
+            const int64_t r0 = std::min(N, q * chunk), r1 = std::min(N, r0 + chunk);
+            block(t, r0, r1, part.get() + q * B);
+          }
+        });
+        for (int64_t th = 1; th < used; ++th)
           for (int64_t j = 0; j < B; ++j) op.merge(part[j], part[th * B + j]);
         write_block(t, part.get());
       }
       return;
     }
-#pragma omp parallel for schedule(static) if (par)
-    for (int64_t t = 0; t < tasks; ++t) {
-      acc_t a[B];
-      block(t, 0, N, a);
-      write_block(t, a);
-    }
+    at::parallel_for(0, tasks, at::internal::grain_for_tasks(M * N, tasks), [&](int64_t tb, int64_t te) {
+      for (int64_t t = tb; t < te; ++t) {
+        acc_t a[B];
+        block(t, 0, N, a);
+        write_block(t, a);
+      }
+    });
     return;
   }
   const size_t nk = g.ks.size();
   if (par && M < 2 * nt && N >= kGrain) {
     // Too few outputs: split each output's reduction across the threads.
-    std::unique_ptr<acc_t[]> part(new acc_t[static_cast<size_t>(nt)]);
+    const int64_t used = parts_for(N), chunk = at::divup(N, used);
+    std::unique_ptr<acc_t[]> part(new acc_t[static_cast<size_t>(used)]);
     for (int64_t m = 0; m < M; ++m) {
       const in_t* base = data + kept_offset(g, m, nk);
-      int used = 1;
-#pragma omp parallel num_threads(nt)
-      {
-        const int64_t n_th = omp_get_num_threads(), tid = omp_get_thread_num();
-        const int64_t chunk = (N + n_th - 1) / n_th;
-        const int64_t r0 = std::min(N, tid * chunk), r1 = std::min(N, r0 + chunk);
-        part[tid] = op.init();
-        reduce_range(base, r0, r1, part[tid]);
-        if (tid == 0) used = static_cast<int>(n_th);
-      }
+      at::parallel_for(0, used, 1, [&](int64_t q0, int64_t q1) {
+        for (int64_t q = q0; q < q1; ++q) {
+          const int64_t r0 = std::min(N, q * chunk), r1 = std::min(N, r0 + chunk);
+          part[q] = op.init();
+          reduce_range(base, r0, r1, part[q]);
+        }
+      });
       acc_t a = part[0];
-      for (int th = 1; th < used; ++th) op.merge(a, part[th]);
+      for (int64_t th = 1; th < used; ++th) op.merge(a, part[th]);
       op.write(m, a);
     }
     return;
   }
-#pragma omp parallel for schedule(static) if (par)
-  for (int64_t m = 0; m < M; ++m) {
-    acc_t a = op.init();
-    reduce_range(data + kept_offset(g, m, nk), 0, N, a);
-    op.write(m, a);
-  }
+  at::parallel_for(0, M, at::internal::grain_for_tasks(M * N, M), [&](int64_t m0, int64_t m1) {
+    for (int64_t m = m0; m < m1; ++m) {
+      acc_t a = op.init();
+      reduce_range(data + kept_offset(g, m, nk), 0, N, a);
+      op.write(m, a);
+    }
+  });
 }
 
 // ---------------------------------------------------------------- ops
@@ -639,31 +639,32 @@ void scan_loop(const T* in, T* o, int64_t outer, int64_t L, int64_t inner) {
   using acc_t = std::conditional_t<kIsFloat<T>, double, uint64_t>;
   constexpr int64_t IC = 256;
   const int64_t nb = (inner + IC - 1) / IC, tasks = outer * nb;
-  const bool par = at::parallel_worthwhile(outer * L * inner, tasks);
-#pragma omp parallel for schedule(static) if (par)
-  for (int64_t t = 0; t < tasks; ++t) {
-    const int64_t ob = t / nb, i0 = (t % nb) * IC, n = std::min(IC, inner - i0);
-    const T* src = in + ob * L * inner + i0;
-    T* dst = o + ob * L * inner + i0;
-    if (inner == 1) {  // one contiguous line
-      acc_t a = acc_t(IsProd ? 1 : 0);
+  const int64_t grain = at::internal::grain_for_tasks(outer * L * inner, tasks);
+  at::parallel_for(0, tasks, grain, [&](int64_t tb, int64_t te) {
+    for (int64_t t = tb; t < te; ++t) {
+      const int64_t ob = t / nb, i0 = (t % nb) * IC, n = std::min(IC, inner - i0);
+      const T* src = in + ob * L * inner + i0;
+      T* dst = o + ob * L * inner + i0;
+      if (inner == 1) {  // one contiguous line
+        acc_t a = acc_t(IsProd ? 1 : 0);
+        for (int64_t k = 0; k < L; ++k) {
+          if constexpr (IsProd) a *= to_acc<acc_t>(src[k]);
+          else a += to_acc<acc_t>(src[k]);
+          dst[k] = from_acc<T>(a);
+        }
+        continue;
+      }
+      acc_t a[IC];
+      for (int64_t i = 0; i < n; ++i) a[i] = acc_t(IsProd ? 1 : 0);
       for (int64_t k = 0; k < L; ++k) {
-        if constexpr (IsProd) a *= to_acc<acc_t>(src[k]);
-        else a += to_acc<acc_t>(src[k]);
-        dst[k] = from_acc<T>(a);
-      }
-      continue;
-    }
-    acc_t a[IC];
-    for (int64_t i = 0; i < n; ++i) a[i] = acc_t(IsProd ? 1 : 0);
-    for (int64_t k = 0; k < L; ++k) {
-      for (int64_t i = 0; i < n; ++i) {
-        if constexpr (IsProd) a[i] *= to_acc<acc_t>(src[k * inner + i]);
-        else a[i] += to_acc<acc_t>(src[k * inner + i]);
-        dst[k * inner + i] = from_acc<T>(a[i]);
+        for (int64_t i = 0; i < n; ++i) {
+          if constexpr (IsProd) a[i] *= to_acc<acc_t>(src[k * inner + i]);
+          else a[i] += to_acc<acc_t>(src[k * inner + i]);
+          dst[k * inner + i] = from_acc<T>(a[i]);
+        }
       }
     }
-  }
+  });
 }
 
 template <bool IsProd>

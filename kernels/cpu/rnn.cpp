@@ -340,16 +340,8 @@ void backward_rows(int64_t r0, int64_t r1, int64_t H, const T* g, const T* cp, c
 // Runs body(r0, r1) over [0, n) rows, split across threads when work (elements) is worth it.
 template <typename F>
 void over_rows(int64_t n, int64_t work, int64_t grain, const F& body) {
-  if (work < grain || n < 2 || omp_in_parallel() || omp_get_max_threads() < 2) {
-    body(0, n);
-    return;
-  }
-#pragma omp parallel
-  {
-    const int64_t nt = omp_get_num_threads(), id = omp_get_thread_num();
-    const int64_t per = (n + nt - 1) / nt, r0 = std::min(n, id * per), r1 = std::min(n, r0 + per);
-    if (r0 < r1) body(r0, r1);
-  }
+  const int64_t per_row = std::max<int64_t>(1, work / std::max<int64_t>(n, 1));
+  at::parallel_for(0, n, std::max<int64_t>(1, grain / per_row), body);
 }
 
 }  // namespace

@@ -16,12 +16,13 @@ void search_lines(const search_utils::Plan& p) {
   I* out = p.out.data_ptr<I>();
   const int64_t n = p.vals.numel(), len = p.len, per_line = p.per_line;
   const bool right = p.right;
-#pragma omp parallel for schedule(static) if (at::parallel_worthwhile(n * 8, n))
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t base = per_line == 0 ? 0 : (i / per_line) * len;
-    out[i] = static_cast<I>(search_utils::place<T, C>(seq + base, order ? order + base : nullptr, len,
-                                                      static_cast<C>(vals[i]), right));
-  }
+  at::parallel_for(0, n, at::internal::grain_for_tasks(n * 8, n), [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      const int64_t base = per_line == 0 ? 0 : (i / per_line) * len;
+      out[i] = static_cast<I>(search_utils::place<T, C>(seq + base, order ? order + base : nullptr, len,
+                                                        static_cast<C>(vals[i]), right));
+    }
+  });
 }
 
 }  // namespace

@@ -51,12 +51,9 @@ inline double exp_shifted(const T* x, T* y, int64_t n, T mx) {
 template <typename in_t, typename out_t>
 void softmax_lastdim(const in_t* in, out_t* out, int64_t rows, int64_t L, bool log) {
   using op_t = c10::opmath_t<in_t>;
-  const bool par = at::parallel_worthwhile(rows * L, rows);
-#pragma omp parallel if (par)
-  {
+  at::parallel_for(0, rows, at::internal::grain_for_tasks(rows * L, rows), [&](int64_t r0, int64_t r1) {
     std::vector<op_t> buf(static_cast<size_t>(L)), ebuf(log ? static_cast<size_t>(L) : 0);
-#pragma omp for schedule(static)
-    for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t r = r0; r < r1; ++r) {
       const in_t* x = in + r * L;
       out_t* y = out + r * L;
       op_t* xb = buf.data();
@@ -76,7 +73,7 @@ void softmax_lastdim(const in_t* in, out_t* out, int64_t rows, int64_t L, bool l
         for (int64_t i = 0; i < L; ++i) y[i] = static_cast<out_t>(xb[i] * inv);
       }
     }
-  }
+  });
 }
 
 template <typename in_t, typename out_t>
@@ -84,9 +81,8 @@ void softmax_strided(const in_t* in, out_t* out, int64_t outer, int64_t L, int64
   using op_t = c10::opmath_t<in_t>;
   constexpr int64_t IC = 128;
   const int64_t nb = (inner + IC - 1) / IC, tasks = outer * nb;
-  const bool par = at::parallel_worthwhile(outer * L * inner, tasks);
-#pragma omp parallel for schedule(static) if (par)
-  for (int64_t t = 0; t < tasks; ++t) {
+  at::parallel_for(0, tasks, at::internal::grain_for_tasks(outer * L * inner, tasks), [&](int64_t t0, int64_t t1) {
+  for (int64_t t = t0; t < t1; ++t) {
     const int64_t o = t / nb, i0 = (t % nb) * IC, n = std::min(IC, inner - i0);
     const in_t* x = in + o * L * inner + i0;
     out_t* y = out + o * L * inner + i0;
@@ -108,6 +104,7 @@ void softmax_strided(const in_t* in, out_t* out, int64_t outer, int64_t L, int64
           y[k * inner + i] = static_cast<out_t>(std::exp(static_cast<op_t>(x[k * inner + i]) - mx[i]) * static_cast<op_t>(s[i]));
     }
   }
+  });
 }
 
 Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, bool half_to_float, bool log) {

@@ -7,7 +7,6 @@
 #include <ATen/Utils.h>
 #include <algorithm>
 #include <cmath>
-#include <omp.h>
 #include <utility>
 #include <vector>
 
@@ -62,12 +61,9 @@ void for_lines(const Tensor& self, int64_t d, Tensor& values, Tensor& indices, i
   const T* in = static_cast<const T*>(self.data_ptr());
   T* vo = values.data_ptr<T>();
   int64_t* io = indices.data_ptr<int64_t>();
-  const bool par = at::parallel_worthwhile(self.numel(), l.count);
-#pragma omp parallel if (par)
-  {
+  at::parallel_for(0, l.count, at::internal::grain_for_tasks(self.numel(), l.count), [&](int64_t q0, int64_t q1) {
     std::vector<std::pair<c10::opmath_t<T>, int64_t>> buf(static_cast<size_t>(l.L));
-#pragma omp for schedule(static)
-    for (int64_t q = 0; q < l.count; ++q) {
+    for (int64_t q = q0; q < q1; ++q) {
       const T* x = in + l.in_off(q);
       for (int64_t k = 0; k < l.L; ++k) buf[k] = {static_cast<c10::opmath_t<T>>(x[k * l.st]), k};
       body(buf);
@@ -77,7 +73,7 @@ void for_lines(const Tensor& self, int64_t d, Tensor& values, Tensor& indices, i
         io[ooff + k * inner] = buf[k].second;
       }
     }
-  }
+  });
 }
 
 }  // namespace
