@@ -24,6 +24,7 @@
 #include <utility>
 
 namespace ember {
+inline namespace EMBER_VEC_NS {  // Note [Vec levels in one library] in Vec.h
 
 namespace detail {
 
@@ -86,7 +87,11 @@ inline void vec_loop(char** data, const int64_t* s, int64_t n, const F& f, std::
   const bool bcast[N] = {(s[I + 1] == 0)...};
   const V scal[N] = {V(static_cast<c10::opmath_t<T>>(*in[I]))...};
   int64_t i = 0;
-  for (; i + W <= n; i += W) pw::store_opmath(f((bcast[I] ? scal[I] : pw::load_opmath(in[I] + i))...), out + i);
+  if (!(bcast[I] || ...)) {
+    for (; i + W <= n; i += W) pw::store_opmath(f(pw::load_opmath(in[I] + i)...), out + i);
+  } else {
+    for (; i + W <= n; i += W) pw::store_opmath(f((bcast[I] ? scal[I] : pw::load_opmath(in[I] + i))...), out + i);
+  }
   if (i < n) {
     char* rest[N] = {(data[I + 1] + i * s[I + 1])...};
     vec_chunk<T>(data[0] + i * kSize, kSize, rest, s + 1, n - i, f, seq);
@@ -133,4 +138,5 @@ void cpu_pointwise(const TensorIter& it, const F& f) {
   });
 }
 
+}  // namespace EMBER_VEC_NS
 }  // namespace ember

@@ -43,11 +43,27 @@
 #endif
 #define EMBER_HAVE_VEC 1
 
+// Note [Vec levels in one library]: a kernel file compiled at several levels defines Vec<float>,
+// exp(Vec<float>), cpu_pointwise's loops... once per level. Inline functions are merged by the
+// linker under their mangled names, so a baseline file could end up calling an AVX-512 copy
+// (SIGILL). Everything here and in Loops.h lives in an inline namespace named after the level:
+// ember::pw::Vec still names it, and the levels' symbols differ.
+#if defined(EMBER_VEC_AVX512)
+#define EMBER_VEC_NS vec_avx512
+#elif defined(EMBER_VEC_AVX2)
+#define EMBER_VEC_NS vec_avx2
+#elif defined(EMBER_VEC_SSE2)
+#define EMBER_VEC_NS vec_sse2
+#else
+#define EMBER_VEC_NS vec_generic
+#endif
+
 #if defined(EMBER_VEC_AVX512) || defined(EMBER_VEC_AVX2) || defined(EMBER_VEC_SSE2)
 #include <immintrin.h>
 #endif
 
 namespace ember::pw {
+inline namespace EMBER_VEC_NS {
 
 // Level primitives on the native register types NF (float lanes) and ND (double lanes): set1,
 // loadu, storeu, add, sub, mul, div, neg, abs, sqrt, floor, ceil, trunc, round (half to even),
@@ -443,15 +459,17 @@ inline VD min_nan(VD a, S b) { return min_nan(a, VD(static_cast<double>(b))); }
 
 // Composites, written as the scalar versions in PointwiseMath.h are, but sigmoid.
 // Note [Vectorised sigmoid]: 1 / (1 + e^-x) loses the result where e^-x overflows (x < -88.7 in
-// float: the exact value is a denormal, the formula gives 0); with e = e^-|x| it is 1 / (1 + e)
-// for x > 0 and e / (1 + e) otherwise, accurate over the whole range (docs/vector-math.md).
+// float: the exact value is a denormal, the formula gives 0); below x = -88.5 (-709.5 for double)
+// it is e^x / (1 + e^x) instead, computed only when a lane is there.
 #define EMBER_VEC_COMPOSITES(V, S)                                                   \
   inline V rsqrt(V a) { return V(S(1)) / sqrt(a); }                                \
   inline V reciprocal(V a) { return V(S(1)) / a; }                                 \
   inline V frac(V a) { return a - trunc(a); }                                      \
   inline V sigmoid(V a) { /* Note [Vectorised sigmoid] */                         \
-    const V e = exp(-abs(a)), q = V(S(1)) / (V(S(1)) + e);                         \
-    return vecimpl::blend_gt(a.v, V(S(0)).v, q.v, (e * q).v);                      \
+    const V r = V(S(1)) / (V(S(1)) + exp(-a)), na = -a, lim(RangeFix<S>::exp_limit); \
+    if (!vecimpl::any_gt(na.v, lim.v)) return r;                                   \
+    const V e = exp(a);                                                            \
+    return vecimpl::blend_gt(na.v, lim.v, (e / (V(S(1)) + e)).v, r.v);             \
   }                                                                                \
   inline V clamp_opt(V x, S lo, bool has_lo, S hi, bool has_hi) {                  \
     if (has_lo) x = max_nan(x, lo);                                                \
@@ -572,4 +590,5 @@ inline void store_opmath(VF v, c10::BFloat16* p) {
 #undef EMBER_SLEEF_F
 #undef EMBER_SLEEF_D
 
+}  // namespace EMBER_VEC_NS
 }  // namespace ember::pw
