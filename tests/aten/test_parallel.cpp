@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <mutex>
 #include <set>
@@ -313,7 +314,9 @@ TEST_CASE("the data loader's workers do not change other threads' counts", "[par
 
 TEST_CASE("regions started concurrently from several threads share the threads", "[parallel]") {
   parallel_test::ThreadCountGuard guard;
-  const int nt = std::max(4, static_cast<int>(std::thread::hardware_concurrency()));
+  // At least the process default (OMP_NUM_THREADS, else the cores), which also bounds the sharing.
+  const char* env = std::getenv("OMP_NUM_THREADS");
+  const int nt = std::max({4, static_cast<int>(std::thread::hardware_concurrency()), env ? std::atoi(env) : 0});
   at::set_num_threads(nt);
   constexpr int kCallers = 3;
   std::atomic<int> running{0}, peak{0};
