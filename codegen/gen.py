@@ -418,6 +418,8 @@ def generate(args):
         if op.variant_kind == "functional":
             variants = [o for o in pointwise if (o.base or o) is op]
             render("PointwiseCPU.cpp.j2", f"kernels/cpu/pw_{op.ident}.cpp", op=op, variants=variants)
+            # The kernel proper, compiled once per CPU capability level (cmake/EmberCpuCapabilities.cmake).
+            render("PointwiseCPUKernel.cpp.j2", f"kernels/cpu/isa/pw_{op.ident}.cpp", op=op)
     # Composite ops get autograd through their parts; their gradients are still compared with
     # libtorch's (golden records), every tensor argument taken as a leaf where it is floating.
     from types import SimpleNamespace
@@ -493,16 +495,18 @@ def generate(args):
         for p in w.all:
             print(p)
     # Remove stale generated sources (an op deleted from the YAML).
-    for sub in ("kernels/cpu", "kernels/cuda", "tests"):
+    for sub in ("kernels/cpu", "kernels/cpu/isa", "kernels/cuda", "tests"):
         d = os.path.join(args.out, sub)
         if os.path.isdir(d):
             for f in os.listdir(d):
                 p = os.path.join(d, f)
-                if p not in w.all and not f.endswith(".tmp"):
+                if p not in w.all and not f.endswith(".tmp") and os.path.isfile(p):
                     os.remove(p)
     with open(os.path.join(args.out, "sources.cmake.tmp"), "w") as f:
         f.write("set(EMBER_GEN_CPU_SOURCES\n" + "\n".join(
-            f"  {p}" for p in w.all if p.endswith(".cpp") and "/tests/" not in p) + ")\n")
+            f"  {p}" for p in w.all if p.endswith(".cpp") and "/tests/" not in p and "/kernels/cpu/isa/" not in p) + ")\n")
+        f.write("set(EMBER_GEN_CPU_ISA_SOURCES\n" + "\n".join(
+            f"  {p}" for p in w.all if p.endswith(".cpp") and "/kernels/cpu/isa/" in p) + ")\n")
         f.write("set(EMBER_GEN_CUDA_SOURCES\n" + "\n".join(f"  {p}" for p in w.all if p.endswith(".cu")) + ")\n")
         f.write("set(EMBER_GEN_TEST_SOURCES\n" + "\n".join(f"  {p}" for p in w.all if "/tests/" in p) + ")\n")
     src_list = os.path.join(args.out, "sources.cmake")

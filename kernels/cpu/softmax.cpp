@@ -1,113 +1,15 @@
-// _softmax and _log_softmax on the CPU (the kernels under at::softmax / at::log_softmax).
-//
-// Numerically stable: every line subtracts its maximum before exponentiating. Two loops:
-//   - softmax over the last (contiguous) dim: per row max, sum of exp, then scale; the exp loop
-//     uses the SIMD Vec path for float/double when available;
-//   - softmax over any other dim of a contiguous tensor: blocks of the contiguous inner dims are
-//     processed together, striding over the softmax dim, so the inner loops vectorise.
-// Half/BFloat16 compute in float; sums accumulate in double.
+// The entry points of _softmax and _log_softmax on the CPU; the kernels are in
+// kernels/cpu/isa/softmax.cpp, one per CPU capability level.
 #include <ATen/native/NativeFunctions.h>
-#include <ATen/native/ReduceUtils.h>
-#include <ATen/Parallel.h>
+#include <ATen/native/cpu/SoftmaxKernel.h>
 #include <ATen/Utils.h>
-#include <ATen/native/cpu/Vec.h>
-#include <algorithm>
-#include <cmath>
-#include <limits>
-#include <omp.h>
-#include <vector>
 
 namespace at::native {
+
+EMBER_DEFINE_DISPATCH(softmax_fn, softmax_stub);
+
 namespace {
-
-constexpr int64_t kGrain = at::kGrainSize;
-
-// y[i] = exp(x[i] - mx) for i < n; returns the sum of y in double.
-template <typename T>
-inline double exp_shifted(const T* x, T* y, int64_t n, T mx) {
-  int64_t i = 0;
-  double s = 0;
-#ifdef EMBER_HAVE_VEC
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    using V = ember::pw::Vec<T>;
-    constexpr int W = V::size;
-    const V vm(mx);
-    alignas(32) T tmp[W];
-    for (; i + W <= n; i += W) {
-      V e = ember::pw::exp(V::load(x + i) - vm);
-      e.store(y + i);
-      e.store(tmp);
-      for (int k = 0; k < W; ++k) s += tmp[k];
-    }
-  }
-#endif
-  for (; i < n; ++i) {
-    y[i] = std::exp(x[i] - mx);
-    s += y[i];
-  }
-  return s;
-}
-
-template <typename in_t, typename out_t>
-void softmax_lastdim(const in_t* in, out_t* out, int64_t rows, int64_t L, bool log) {
-  using op_t = c10::opmath_t<in_t>;
-  at::parallel_for(0, rows, at::internal::grain_for_tasks(rows * L, rows), [&](int64_t r0, int64_t r1) {
-    std::vector<op_t> buf(static_cast<size_t>(L)), ebuf(log ? static_cast<size_t>(L) : 0);
-    for (int64_t r = r0; r < r1; ++r) {
-      const in_t* x = in + r * L;
-      out_t* y = out + r * L;
-      op_t* xb = buf.data();
-      op_t mx = -std::numeric_limits<op_t>::infinity();
-      for (int64_t i = 0; i < L; ++i) {
-        xb[i] = static_cast<op_t>(x[i]);
-        mx = std::max(mx, xb[i]);
-      }
-      // A row of all -inf stays NaN like libtorch; a +inf max would turn every entry NaN too.
-      if (log) {
-        const double s = exp_shifted<op_t>(xb, ebuf.data(), L, mx);
-        const op_t shift = mx + static_cast<op_t>(std::log(s));
-        for (int64_t i = 0; i < L; ++i) y[i] = static_cast<out_t>(xb[i] - shift);
-      } else {
-        const double s = exp_shifted<op_t>(xb, xb, L, mx);
-        const op_t inv = static_cast<op_t>(1.0 / s);
-        for (int64_t i = 0; i < L; ++i) y[i] = static_cast<out_t>(xb[i] * inv);
-      }
-    }
-  });
-}
-
-template <typename in_t, typename out_t>
-void softmax_strided(const in_t* in, out_t* out, int64_t outer, int64_t L, int64_t inner, bool log) {
-  using op_t = c10::opmath_t<in_t>;
-  constexpr int64_t IC = 128;
-  const int64_t nb = (inner + IC - 1) / IC, tasks = outer * nb;
-  at::parallel_for(0, tasks, at::internal::grain_for_tasks(outer * L * inner, tasks), [&](int64_t t0, int64_t t1) {
-  for (int64_t t = t0; t < t1; ++t) {
-    const int64_t o = t / nb, i0 = (t % nb) * IC, n = std::min(IC, inner - i0);
-    const in_t* x = in + o * L * inner + i0;
-    out_t* y = out + o * L * inner + i0;
-    op_t mx[IC];
-    double s[IC];
-    for (int64_t i = 0; i < n; ++i) { mx[i] = -std::numeric_limits<op_t>::infinity(); s[i] = 0; }
-    for (int64_t k = 0; k < L; ++k)
-      for (int64_t i = 0; i < n; ++i) mx[i] = std::max(mx[i], static_cast<op_t>(x[k * inner + i]));
-    for (int64_t k = 0; k < L; ++k)
-      for (int64_t i = 0; i < n; ++i) s[i] += static_cast<double>(std::exp(static_cast<op_t>(x[k * inner + i]) - mx[i]));
-    if (log) {
-      for (int64_t i = 0; i < n; ++i) mx[i] += static_cast<op_t>(std::log(s[i]));
-      for (int64_t k = 0; k < L; ++k)
-        for (int64_t i = 0; i < n; ++i) y[k * inner + i] = static_cast<out_t>(static_cast<op_t>(x[k * inner + i]) - mx[i]);
-    } else {
-      for (int64_t i = 0; i < n; ++i) s[i] = 1.0 / s[i];
-      for (int64_t k = 0; k < L; ++k)
-        for (int64_t i = 0; i < n; ++i)
-          y[k * inner + i] = static_cast<out_t>(std::exp(static_cast<op_t>(x[k * inner + i]) - mx[i]) * static_cast<op_t>(s[i]));
-    }
-  }
-  });
-}
-
-Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, bool half_to_float, bool log) {
+Tensor softmax_entry(const char* op, const Tensor& self, int64_t dim, bool half_to_float, bool log) {
   EMBER_CHECK(self.is_cpu(), "[", op, "] expected a CPU tensor; got one on ", self.device());
   const ScalarType dt = self.scalar_type();
   EMBER_CHECK(isFloatingType(dt), "[", op, "] expected a floating point input; got ", c10::dtypeName(dt),
@@ -117,32 +19,16 @@ Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, bool half_t
   // on the CPU the composite softmax(x, dim, kFloat) converts first. Raise like libtorch does.
   EMBER_CHECK(!half_to_float, "[", op, "] expected half_to_float=false on the CPU (convert with softmax(x, dim, "
               "kFloat) instead); got true");
-  const ScalarType out_dt = dt;
-  Tensor x = self.contiguous();
-  Tensor out = at::empty(x.sizes(), at::TensorOptions().dtype(out_dt));
-  if (x.numel() == 0) return out;
-  const reduce::Lines lines = reduce::lines_along(x, d);
-  const int64_t outer = lines.outer, L = lines.L, inner = lines.inner;
-  EMBER_DISPATCH_ALL_FLOATING(dt, op, [&] {
-    using in_t = scalar_t;
-    auto go = [&](auto* o) {
-      if (inner == 1) softmax_lastdim(x.data_ptr<in_t>(), o, outer, L, log);
-      else softmax_strided(x.data_ptr<in_t>(), o, outer, L, inner, log);
-    };
-    if (out_dt == dt) go(out.data_ptr<in_t>());
-    else go(out.data_ptr<float>());
-  });
-  return out;
+  return softmax_stub(op, self, d, log);
 }
-
 }  // namespace
 
 Tensor softmax_cpu(const Tensor& self, int64_t dim, bool half_to_float) {
-  return softmax_impl("softmax", self, dim, half_to_float, false);
+  return softmax_entry("softmax", self, dim, half_to_float, false);
 }
 
 Tensor log_softmax_cpu(const Tensor& self, int64_t dim, bool half_to_float) {
-  return softmax_impl("log_softmax", self, dim, half_to_float, true);
+  return softmax_entry("log_softmax", self, dim, half_to_float, true);
 }
 
 }  // namespace at::native

@@ -28,7 +28,7 @@ cat >> "$WORK/ops.yaml" <<'YAML'
     - {self: {shape: [4, 5], layout: transposed}, dtype: float64}
 YAML
 cmake -S "$SRC" -B "$WORK/build" -G Ninja -DEMBER_OPS_YAML="$WORK/ops.yaml" -DEMBER_CUDA=OFF -DEMBER_BUILD_TESTS=OFF \
-  -DEMBER_BUILD_EXAMPLES=OFF -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O0 -DCMAKE_CXX_FLAGS="-fsanitize=thread" \
+  -DEMBER_BUILD_EXAMPLES=OFF -DEMBER_CPU_CAPABILITIES=DEFAULT -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O0 -DCMAKE_CXX_FLAGS="-fsanitize=thread" \
   -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=thread" >/dev/null
 ninja -C "$WORK/build" ember >/dev/null
 echo "scratch libember (user op roundtrip_cube, ThreadSanitizer) built in $WORK/build"

@@ -5,6 +5,7 @@
 // sums of dy and dy * (x - mean), then dx). Inputs are contiguous (N, C, ...) tensors of float or
 // double; every channel is one thread's work.
 #include <ATen/ATen.h>
+#include <ATen/native/DispatchStub.h>
 #include <array>
 #include <tuple>
 #include <vector>
@@ -26,5 +27,14 @@ Tensor batch_norm_apply(const Tensor& input, const Tensor& scale, const Tensor& 
 std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
                                                        const Tensor& mean, const Tensor& invstd,
                                                        std::array<bool, 3> grad_input_mask);
+
+// The per-level passes behind the three functions above (kernels/cpu/isa/batch_norm.cpp).
+using batch_norm_stats_fn = void (*)(const Tensor&, std::vector<double>&, std::vector<double>&);
+using batch_norm_apply_fn = Tensor (*)(const Tensor&, const Tensor&, const Tensor&);
+using batch_norm_backward_fn = std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, const Tensor&, const Tensor&,
+                                                                      const Tensor&, const Tensor&, std::array<bool, 3>);
+EMBER_DECLARE_DISPATCH(batch_norm_stats_fn, batch_norm_stats_stub);
+EMBER_DECLARE_DISPATCH(batch_norm_apply_fn, batch_norm_apply_stub);
+EMBER_DECLARE_DISPATCH(batch_norm_backward_fn, batch_norm_backward_stub);
 
 }  // namespace at::native::cpu

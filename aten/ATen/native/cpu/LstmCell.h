@@ -4,6 +4,7 @@
 // api/src/nn_rnn.cpp). Every tensor is a contiguous [n, H] or [n, 4H] block (gates in the order
 // i, f, g, o) of one dtype, float or double; outputs are written in place.
 #include <ATen/ATen.h>
+#include <ATen/native/DispatchStub.h>
 
 namespace at::native::cpu {
 
@@ -23,5 +24,13 @@ void lstm_cell_forward(const Tensor& x_proj, const Tensor& bias, const Tensor& h
 /// gradients into d_gates and leaves dc * f in dc (the carry to the previous step).
 void lstm_cell_backward(const Tensor& gates, const Tensor& c_prev, const Tensor& tanh_c, const Tensor& dh,
                         const Tensor& d_out, const Tensor& dc, const Tensor& d_gates);
+
+// The per-level passes behind the two functions above (kernels/cpu/isa/lstm_cell.cpp).
+using lstm_cell_forward_fn = void (*)(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                                      const Tensor&, const Tensor&, const Tensor&);
+using lstm_cell_backward_fn = void (*)(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                                       const Tensor&, const Tensor&);
+EMBER_DECLARE_DISPATCH(lstm_cell_forward_fn, lstm_cell_forward_stub);
+EMBER_DECLARE_DISPATCH(lstm_cell_backward_fn, lstm_cell_backward_stub);
 
 }  // namespace at::native::cpu
