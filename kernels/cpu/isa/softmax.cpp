@@ -18,12 +18,49 @@
 #include <limits>
 #include <omp.h>
 #include <vector>
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 
 namespace at::native {
 namespace EMBER_CPU_NS {  // Note [CPU capability levels]
 namespace {
 
 constexpr int64_t kGrain = at::kGrainSize;
+
+#if defined(__AVX2__)
+// Adds 8 (AVX2) or 16 (AVX-512) floats into double accumulators: independent vector adds, so the
+// double sum costs no more than the float one would.
+struct DoubleAcc {
+#if defined(__AVX512F__)
+  static constexpr int64_t kWidth = 16;
+  __m512d a = _mm512_setzero_pd(), b = _mm512_setzero_pd();
+  void add(const float* p) {
+    const __m512 v = _mm512_loadu_ps(p);
+    a = _mm512_add_pd(a, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
+    b = _mm512_add_pd(b, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))));
+  }
+  double total() const {
+    alignas(64) double t[8];
+    _mm512_store_pd(t, _mm512_add_pd(a, b));
+    return ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
+  }
+#else
+  static constexpr int64_t kWidth = 8;
+  __m256d a = _mm256_setzero_pd(), b = _mm256_setzero_pd();
+  void add(const float* p) {
+    const __m256 v = _mm256_loadu_ps(p);
+    a = _mm256_add_pd(a, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+    b = _mm256_add_pd(b, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+  }
+  double total() const {
+    alignas(32) double t[4];
+    _mm256_store_pd(t, _mm256_add_pd(a, b));
+    return (t[0] + t[1]) + (t[2] + t[3]);
+  }
+#endif
+};
+#endif
 
 // y[i] = exp(x[i] - mx) for i < n; returns the sum of y in double.
 template <typename T>
@@ -35,13 +72,17 @@ inline double exp_shifted(const T* x, T* y, int64_t n, T mx) {
     using V = ember::pw::Vec<T>;
     constexpr int W = V::size;
     const V vm(mx);
-    alignas(32) T tmp[W];
-    for (; i + W <= n; i += W) {
-      V e = ember::pw::exp(V::load(x + i) - vm);
-      e.store(y + i);
-      e.store(tmp);
-      for (int k = 0; k < W; ++k) s += tmp[k];
+    for (; i + W <= n; i += W) (ember::pw::exp(V::load(x + i) - vm)).store(y + i);
+    // The sum in a second pass over the (cache-resident) results.
+    int64_t j = 0;
+#if defined(__AVX2__)
+    if constexpr (std::is_same_v<T, float>) {
+      DoubleAcc acc;
+      for (; j + DoubleAcc::kWidth <= i; j += DoubleAcc::kWidth) acc.add(y + j);
+      s = acc.total();
     }
+#endif
+    for (; j < i; ++j) s += static_cast<double>(y[j]);
   }
 #endif
   for (; i < n; ++i) {
@@ -60,8 +101,37 @@ void softmax_lastdim(const in_t* in, out_t* out, int64_t rows, int64_t L, bool l
       const in_t* x = in + r * L;
       out_t* y = out + r * L;
       op_t* xb = buf.data();
+      // The row's maximum (NaN anywhere makes the row NaN through exp, whichever max is taken).
       op_t mx = -std::numeric_limits<op_t>::infinity();
-      for (int64_t i = 0; i < L; ++i) {
+      int64_t i = 0;
+#ifdef EMBER_HAVE_VEC
+      if constexpr (std::is_same_v<in_t, op_t> && (std::is_same_v<op_t, float> || std::is_same_v<op_t, double>)) {
+        using V = ember::pw::Vec<op_t>;
+        // Four running maxima: independent chains of the max's latency.
+        V m0(mx), m1(mx), m2(mx), m3(mx);
+        constexpr int64_t W = V::size;
+        for (; i + 4 * W <= L; i += 4 * W) {
+          const V v0 = V::load(x + i), v1 = V::load(x + i + W), v2 = V::load(x + i + 2 * W), v3 = V::load(x + i + 3 * W);
+          v0.store(xb + i);
+          v1.store(xb + i + W);
+          v2.store(xb + i + 2 * W);
+          v3.store(xb + i + 3 * W);
+          m0 = ember::pw::max_nan(m0, v0);
+          m1 = ember::pw::max_nan(m1, v1);
+          m2 = ember::pw::max_nan(m2, v2);
+          m3 = ember::pw::max_nan(m3, v3);
+        }
+        for (; i + W <= L; i += W) {
+          const V v = V::load(x + i);
+          v.store(xb + i);
+          m0 = ember::pw::max_nan(m0, v);
+        }
+        alignas(64) op_t lanes[W];
+        ember::pw::max_nan(ember::pw::max_nan(m0, m1), ember::pw::max_nan(m2, m3)).store(lanes);
+        for (int k = 0; k < W; ++k) mx = std::isnan(lanes[k]) || std::isnan(mx) ? NAN : std::max(mx, lanes[k]);
+      }
+#endif
+      for (; i < L; ++i) {
         xb[i] = static_cast<op_t>(x[i]);
         mx = std::max(mx, xb[i]);
       }
