@@ -30,8 +30,11 @@
 //  - inline functions from shared headers (c10, Tensor) that a kernel file instantiates are weak
 //    symbols the linker merges, keeping the first copy it sees: the baseline objects come first
 //    on the link line (CMakeLists.txt), so the surviving copy is the baseline one.
-//    tests/aten/test_cpu_capability.cpp checks the result: no code outside the per-level
-//    namespaces uses an instruction beyond the baseline.
+//    tests/cpu_levels/baseline_isa.sh checks the result: no code outside the per-level
+//    namespaces uses an instruction beyond the baseline. The usual offender is a template
+//    instantiated only by per-level code and inlined in its DEFAULT copy, so that an AVX copy is
+//    the only one (c10::str for an error message is typical): argument checks and their messages
+//    belong in the baseline entry point, before the stub is called.
 #include <atomic>
 #include <cstdint>
 #include <utility>
