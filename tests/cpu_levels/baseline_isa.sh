@@ -2,7 +2,7 @@
 # Checks Note [CPU capability levels] on the built library: no code that can run before a level is
 # chosen, or on behalf of baseline code, uses instructions beyond the x86-64 baseline. That is:
 #  - every global or weak function (a symbol the linker merges or other objects call) outside the
-#    per-level namespaces (cpu_avx2 / cpu_avx512, kernels_cpu_avx2 / kernels_cpu_avx512): an
+#    per-level namespaces (cpu_avx2 / cpu_avx512, kernels_cpu_*, and Vec.h's vec_avx2 / vec_avx512): an
 #    inline function from a shared header whose AVX copy the linker kept would crash baseline
 #    callers with SIGILL on a CPU without AVX;
 #  - every static initialiser, whatever object it comes from: they all run at load time.
@@ -24,7 +24,7 @@ objdump -d -C --no-show-raw-insn "$lib" | awk -v globals="${TMPDIR:-/tmp}/baseli
     addr = $1
     fn = substr($0, index($0, "<") + 1); sub(/>:$/, "", fn)
     init = (fn ~ /^_GLOBAL__sub_I|__static_initialization_and_destruction/)
-    check = init || ((addr in global) && fn !~ /cpu_avx2|cpu_avx512/)
+    check = init || ((addr in global) && fn !~ /cpu_avx2|cpu_avx512|vec_avx2|vec_avx512/)
     if (check) checked++
     next
   }

@@ -24,9 +24,10 @@
 // and Sapphire Rapids share). Elsewhere DEFAULT is the only level. Everything outside the kernel
 // files is built for the baseline, so the library loads and runs on any CPU of its architecture.
 // Two rules keep the levels apart at link time:
-//  - every type or function whose code differs per level lives in the namespace EMBER_CPU_NS
-//    (cpu_default / cpu_avx2 / cpu_avx512; Vec.h and Loops.h use it as an inline namespace), so
-//    the per-level copies have different symbol names;
+//  - every type or function whose code differs per level lives in a namespace named after the
+//    level: EMBER_CPU_NS (cpu_default / cpu_avx2 / cpu_avx512) in the kernel files, and Vec.h's and
+//    Loops.h's own inline namespaces (vec_sse2 / vec_avx2 / vec_avx512: Note [Vec levels in one
+//    library] in Vec.h), so the per-level copies have different symbol names;
 //  - inline functions from shared headers (c10, Tensor) that a kernel file instantiates are weak
 //    symbols the linker merges, keeping the first copy it sees: the baseline objects come first
 //    on the link line (CMakeLists.txt), so the surviving copy is the baseline one.
