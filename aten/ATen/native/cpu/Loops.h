@@ -11,12 +11,12 @@
 // Note [One vector-math source]
 // A vectorisable functor never meets the scalar functions of PointwiseMath.h on the CPU: the
 // contiguous body loads Vec::size elements at a time; the last n % size elements are copied into
-// a zero-padded buffer, computed as one vector and only the real lanes stored; strided and
-// broadcast operands are gathered size elements at a time into such buffers, computed, and
-// scattered. So exp(x)[i] has the same bits for a contiguous tensor, a transposed view, an
-// expanded input, and at any position or length (SLEEF's results differ from libm's in the last
-// bit, so mixing the two made results depend on alignment). Padding lanes compute on zeros; what
-// they produce (inf, NaN, a division by zero) is never stored.
+// a zero-padded buffer, computed as one vector and only the real lanes stored; where an operand
+// or the output is strided, the loop goes a vector at a time, gathering the strided operands into
+// such buffers and scattering a strided output. So exp(x)[i] has the same bits for a contiguous
+// tensor, a transposed view, an expanded input, and at any position or length (SLEEF's results
+// differ from libm's in the last bit, so mixing the two made results depend on alignment).
+// Padding lanes compute on zeros; what they produce (inf, NaN, a division by zero) is never stored.
 #include <ATen/ATen.h>
 #include <ATen/TensorIterator.h>
 #include <ATen/native/cpu/Vec.h>
@@ -52,17 +52,32 @@ inline void contiguous_loop(char** data, int64_t n, const F& f, std::index_seque
 template <typename T>
 using vec_of = pw::Vec<c10::opmath_t<T>>;
 
-// m <= W elements at byte strides: gathered into zero-padded buffers, computed as one vector,
-// the m real lanes scattered. See Note [One vector-math source].
-template <typename T, typename F, size_t... I>
+// One vector's worth of elements at byte strides: m <= W of them, or exactly W when kFull. A
+// contiguous operand is loaded (and the output stored) directly, a stride-0 one broadcast; any
+// other is gathered into a buffer, zero-padded past m, and the m real lanes of the result
+// scattered. See Note [One vector-math source].
+template <typename T, bool kFull, typename F, size_t... I>
 inline void vec_chunk(char* out, int64_t os, char* const* in, const int64_t* is, int64_t m, const F& f,
                       std::index_sequence<I...>) {
-  constexpr int W = vec_of<T>::size;
-  alignas(64) T buf[sizeof...(I)][W] = {};
+  using V = vec_of<T>;
+  constexpr int W = V::size;
+  constexpr int64_t kSize = sizeof(T);
+  alignas(64) T buf[sizeof...(I)][W];
+  const auto arg = [&](size_t k) -> V {
+    if (kFull && is[k] == kSize) return pw::load_opmath(reinterpret_cast<const T*>(in[k]));
+    if (is[k] == 0) return V(static_cast<c10::opmath_t<T>>(load<T>(in[k])));
+    if constexpr (kFull) {
+      for (int j = 0; j < W; ++j) buf[k][j] = load<T>(in[k] + j * is[k]);
+    } else {
+      for (int64_t j = 0; j < m; ++j) buf[k][j] = load<T>(in[k] + j * is[k]);
+      for (int64_t j = m; j < W; ++j) buf[k][j] = T(0);
+    }
+    return pw::load_opmath(buf[k]);
+  };
+  const V r = f(arg(I)...);
+  if (kFull && os == kSize) return pw::store_opmath(r, reinterpret_cast<T*>(out));
   alignas(64) T obuf[W];
-  for (size_t k = 0; k < sizeof...(I); ++k)
-    for (int64_t j = 0; j < m; ++j) buf[k][j] = load<T>(in[k] + j * is[k]);
-  pw::store_opmath(f(pw::load_opmath(buf[I])...), obuf);
+  pw::store_opmath(r, obuf);
   for (int64_t j = 0; j < m; ++j) *reinterpret_cast<T*>(out + j * os) = obuf[j];
 }
 
@@ -75,26 +90,26 @@ inline void vec_loop(char** data, const int64_t* s, int64_t n, const F& f, std::
   if (n <= 0) return;
   bool dense = s[0] == kSize;  // output contiguous, each input contiguous or a broadcast scalar
   for (size_t k = 1; k <= N; ++k) dense = dense && (s[k] == kSize || s[k] == 0);
-  if (!dense) {
-    for (int64_t i = 0; i < n; i += W) {
-      char* in[N] = {(data[I + 1] + i * s[I + 1])...};
-      vec_chunk<T>(data[0] + i * s[0], s[0], in, s + 1, std::min<int64_t>(W, n - i), f, seq);
-    }
-    return;
-  }
-  T* out = reinterpret_cast<T*>(data[0]);
-  const T* in[N] = {reinterpret_cast<const T*>(data[I + 1])...};
-  const bool bcast[N] = {(s[I + 1] == 0)...};
-  const V scal[N] = {V(static_cast<c10::opmath_t<T>>(*in[I]))...};
   int64_t i = 0;
-  if (!(bcast[I] || ...)) {
-    for (; i + W <= n; i += W) pw::store_opmath(f(pw::load_opmath(in[I] + i)...), out + i);
+  if (dense) {
+    T* out = reinterpret_cast<T*>(data[0]);
+    const T* in[N] = {reinterpret_cast<const T*>(data[I + 1])...};
+    const bool bcast[N] = {(s[I + 1] == 0)...};
+    const V scal[N] = {V(static_cast<c10::opmath_t<T>>(*in[I]))...};
+    if (!(bcast[I] || ...)) {
+      for (; i + W <= n; i += W) pw::store_opmath(f(pw::load_opmath(in[I] + i)...), out + i);
+    } else {
+      for (; i + W <= n; i += W) pw::store_opmath(f((bcast[I] ? scal[I] : pw::load_opmath(in[I] + i))...), out + i);
+    }
   } else {
-    for (; i + W <= n; i += W) pw::store_opmath(f((bcast[I] ? scal[I] : pw::load_opmath(in[I] + i))...), out + i);
+    for (; i + W <= n; i += W) {
+      char* in[N] = {(data[I + 1] + i * s[I + 1])...};
+      vec_chunk<T, true>(data[0] + i * s[0], s[0], in, s + 1, W, f, seq);
+    }
   }
   if (i < n) {
     char* rest[N] = {(data[I + 1] + i * s[I + 1])...};
-    vec_chunk<T>(data[0] + i * kSize, kSize, rest, s + 1, n - i, f, seq);
+    vec_chunk<T, false>(data[0] + i * s[0], s[0], rest, s + 1, n - i, f, seq);
   }
 }
 
