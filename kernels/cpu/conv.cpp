@@ -11,11 +11,10 @@
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/native/ConvUtils.h>
 #include <ATen/Parallel.h>
+#include <ATen/native/LruCache.h>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <array>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <unordered_map>
 #include <utility>
@@ -167,7 +166,10 @@ void backward_weights_loop(const ConvGeometry& g, const T* src, const T* dst_gra
 // takes part. A transposed convolution reuses the same entries as the plain convolution it is the
 // adjoint of. Each call brings its own scratchpads (user mode, for the convolution and for its
 // reorders) and its own blocked buffers, so concurrent calls share no mutable state. The cache is
-// cleared past kMaxEntries so that a shape sweep cannot grow memory without bound.
+// the same bounded LRU as the matmul one (ATen/native/LruCache.h, capacity EMBER_ONEDNN_CACHE_CAPACITY),
+// so that a shape sweep cannot grow memory without bound. Built against oneDNN 2.x or 3.x (Note
+// [oneDNN 2.x and 3.x] in matmul.cpp): 3.x makes the primitive descriptors without operation
+// descriptors.
 //
 // Note [Convolution layouts]
 // With many channels oneDNN's fast kernels want blocked layouts (channels in groups of 8 or 16
@@ -212,27 +214,18 @@ dnnl::engine& conv_engine() {
   return e;
 }
 
-class ConvCache {
- public:
-  static constexpr size_t kMaxEntries = 256;
-  std::shared_ptr<const CachedConv> get(const ConvKey& k) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = map_.find(k);
-    return it == map_.end() ? nullptr : it->second;
+struct ConvKeyHash {
+  size_t operator()(const ConvKey& k) const {
+    size_t h = 0x9E3779B97F4A7C15ULL;
+    for (int64_t x : k) h = (h ^ static_cast<size_t>(x)) * 0x100000001B3ULL;
+    return h;
   }
-  void put(const ConvKey& k, std::shared_ptr<const CachedConv> p) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (map_.size() >= kMaxEntries) map_.clear();
-    map_[k] = std::move(p);
-  }
-
- private:
-  std::mutex mu_;
-  std::map<ConvKey, std::shared_ptr<const CachedConv>> map_;
 };
+using ConvCache = LruCache<ConvKey, std::shared_ptr<const CachedConv>, ConvKeyHash>;
+constexpr size_t kDefaultConvCacheCapacity = 1024;
 
 ConvCache& conv_cache() {
-  static ConvCache c;
+  static ConvCache c(lru_capacity_from_env("EMBER_ONEDNN_CACHE_CAPACITY", kDefaultConvCacheCapacity));
   return c;
 }
 
@@ -277,11 +270,17 @@ std::shared_ptr<const CachedConv> make_prim(Pass pass, const ConvGeometry& g, bo
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     const auto prop = pass == Pass::forward ? dnnl::prop_kind::forward_inference : dnnl::prop_kind::forward_training;
-    auto fwd_d = bias ? dnnl::convolution_forward::desc(prop, dnnl::algorithm::convolution_direct, d.src, d.wei, d.bia, d.dst,
-                                                        d.strides, d.dilates, d.pad_l, d.pad_r)
-                      : dnnl::convolution_forward::desc(prop, dnnl::algorithm::convolution_direct, d.src, d.wei, d.dst, d.strides,
-                                                        d.dilates, d.pad_l, d.pad_r);
+    constexpr auto direct = dnnl::algorithm::convolution_direct;
+#if DNNL_VERSION_MAJOR >= 3
+    auto fwd_pd = bias ? dnnl::convolution_forward::primitive_desc(eng, prop, direct, d.src, d.wei, d.bia, d.dst, d.strides,
+                                                                   d.dilates, d.pad_l, d.pad_r, attr)
+                       : dnnl::convolution_forward::primitive_desc(eng, prop, direct, d.src, d.wei, d.dst, d.strides, d.dilates,
+                                                                   d.pad_l, d.pad_r, attr);
+#else
+    auto fwd_d = bias ? dnnl::convolution_forward::desc(prop, direct, d.src, d.wei, d.bia, d.dst, d.strides, d.dilates, d.pad_l, d.pad_r)
+                      : dnnl::convolution_forward::desc(prop, direct, d.src, d.wei, d.dst, d.strides, d.dilates, d.pad_l, d.pad_r);
     dnnl::convolution_forward::primitive_desc fwd_pd(fwd_d, attr, eng);
+#endif
     auto add = [&](int arg, const dnnl::memory::desc& p, const dnnl::memory::desc& chosen, bool output) {
       ConvArg a{arg, p, chosen, output, std::nullopt, 0};
       if (chosen != p) {
@@ -300,18 +299,26 @@ std::shared_ptr<const CachedConv> make_prim(Pass pass, const ConvGeometry& g, bo
       if (bias) add(DNNL_ARG_BIAS, plain.bia, fwd_pd.bias_desc(), false);
       add(DNNL_ARG_DST, plain.dst, fwd_pd.dst_desc(), true);
     } else if (pass == Pass::backward_data) {
-      dnnl::convolution_backward_data::desc bd(dnnl::algorithm::convolution_direct, d.src, d.wei, d.dst, d.strides, d.dilates,
-                                               d.pad_l, d.pad_r);
+#if DNNL_VERSION_MAJOR >= 3
+      dnnl::convolution_backward_data::primitive_desc pd(eng, direct, d.src, d.wei, d.dst, d.strides, d.dilates, d.pad_l, d.pad_r,
+                                                         fwd_pd, attr);
+#else
+      dnnl::convolution_backward_data::desc bd(direct, d.src, d.wei, d.dst, d.strides, d.dilates, d.pad_l, d.pad_r);
       dnnl::convolution_backward_data::primitive_desc pd(bd, attr, eng, fwd_pd);
+#endif
       c->prim = dnnl::convolution_backward_data(pd);
       c->scratch_bytes = pd.scratchpad_desc().get_size();
       add(DNNL_ARG_DIFF_DST, plain.dst, pd.diff_dst_desc(), false);
       add(DNNL_ARG_WEIGHTS, plain.wei, pd.weights_desc(), false);
       add(DNNL_ARG_DIFF_SRC, plain.src, pd.diff_src_desc(), true);
     } else {
-      dnnl::convolution_backward_weights::desc bw(dnnl::algorithm::convolution_direct, d.src, d.wei, d.dst, d.strides, d.dilates,
-                                                  d.pad_l, d.pad_r);
+#if DNNL_VERSION_MAJOR >= 3
+      dnnl::convolution_backward_weights::primitive_desc pd(eng, direct, d.src, d.wei, d.dst, d.strides, d.dilates, d.pad_l,
+                                                            d.pad_r, fwd_pd, attr);
+#else
+      dnnl::convolution_backward_weights::desc bw(direct, d.src, d.wei, d.dst, d.strides, d.dilates, d.pad_l, d.pad_r);
       dnnl::convolution_backward_weights::primitive_desc pd(bw, attr, eng, fwd_pd);
+#endif
       c->prim = dnnl::convolution_backward_weights(pd);
       c->scratch_bytes = pd.scratchpad_desc().get_size();
       add(DNNL_ARG_SRC, plain.src, pd.src_desc(), false);
@@ -329,8 +336,10 @@ std::shared_ptr<const CachedConv> make_prim(Pass pass, const ConvGeometry& g, bo
 // oneDNN has no implementation for this configuration (the caller falls back to the loops).
 bool dnnl_conv(Pass pass, const ConvGeometry& g, const std::unordered_map<int, void*>& buffers, bool bias) {
   const ConvKey key = conv_key(pass, g, bias);
-  auto prim = conv_cache().get(key);
-  if (!prim) {
+  std::shared_ptr<const CachedConv> prim;
+  if (auto hit = conv_cache().get(key)) {
+    prim = std::move(*hit);
+  } else {
     prim = make_prim(pass, g, bias);
     conv_cache().put(key, prim);
   }
