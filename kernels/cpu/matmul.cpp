@@ -8,12 +8,12 @@
 #include <ATen/native/MatmulUtils.h>
 #include <ATen/TensorIterator.h>
 #include <ATen/Utils.h>
+#include <ATen/native/LruCache.h>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <array>
 #include <cstring>
 #include <memory>
-#include <mutex>
-#include <sstream>
-#include <unordered_map>
+#include <optional>
 
 namespace at::native {
 
@@ -22,17 +22,19 @@ namespace {
 using matmul_utils::describe;
 
 // ---------------------------------------------------------------- strided operand description
-// A 3-D operand [batch, rows, cols] as element strides. A batch of size 1 (or stride 0) is
-// broadcast over the output batch.
+// A 3-D operand [batch, rows, cols] as element strides over a data pointer. A batch of size 1 (or
+// stride 0) is broadcast over the output batch.
 struct Operand {
-  const Tensor* t;
+  void* data;
   int64_t batch, rows, cols;
   int64_t sb, sr, sc;
 };
 
+// A 2-D tensor is one matrix (its batch stride is what unsqueeze(0) would give it); a 3-D tensor a
+// batch of them.
 Operand as_operand(const Tensor& t) {
-  // t is 3-D here.
-  return {&t, t.size(0), t.size(1), t.size(2), t.stride(0), t.stride(1), t.stride(2)};
+  if (t.dim() == 2) return {t.data_ptr(), 1, t.size(0), t.size(1), t.size(0) * t.stride(0), t.stride(0), t.stride(1)};
+  return {t.data_ptr(), t.size(0), t.size(1), t.size(2), t.stride(0), t.stride(1), t.stride(2)};
 }
 
 // Normalises the strides of size-1 dims and of broadcast batches, and says whether the inner
@@ -53,8 +55,30 @@ bool normalise(Operand& o) {
 // Creating a matmul primitive descriptor costs tens of microseconds (more than a small product),
 // so primitives are cached by everything that defines them: dtype, shapes, strides, alpha, beta.
 // Primitives are immutable and run concurrently; each call brings its own scratchpad (user mode),
-// so no state is shared between threads. The cache is cleared when it grows past kMaxEntries
-// (workloads use a handful of shapes; a shape sweep must not grow memory without bound).
+// so no state is shared between threads. The cache is a bounded LRU (ATen/native/LruCache.h) of
+// EMBER_ONEDNN_CACHE_CAPACITY entries (default kDefaultCacheCapacity): a workload that cycles
+// through a few shapes keeps them, a shape sweep cannot grow memory without bound, and passing
+// the capacity evicts one old shape, not every shape.
+//
+// Note [matmul per-call cost]
+// A 64x64 product computes in about 3 us, so what surrounds oneDNN's execute matters. Measured
+// (perf, oneDNN 2.6): creating the three dnnl::memory objects per call (~1.5 us: a descriptor
+// from strides and a heap object each), allocating the scratchpad as a tensor, and the argument
+// map of the C++ execute were a third of the call. So each thread keeps, for the last few
+// primitives it ran, memory objects bound to their descriptors (a call only swaps the data
+// pointers), a grow-only scratchpad (up to kThreadScratchMax bytes; larger ones are allocated per
+// call, where the product dwarfs the allocation) and its stream, and executes through the C API
+// with the arguments on the stack. The memory objects are used by their own thread only.
+//
+// Note [oneDNN 2.x and 3.x]
+// The library builds against oneDNN 2.x (Debian 12) and 3.x. 3.x removed the operation
+// descriptors (matmul::desc, convolution_forward::desc, ...): primitive descriptors are made
+// directly from the engine, the memory descriptors and the attributes. It also removed output
+// scales; alpha != 1 is then an eltwise_linear post-op ahead of the sum post-op (beta), which
+// computes the same alpha * acc + beta * out.
+constexpr size_t kDefaultCacheCapacity = 1024;
+constexpr size_t kThreadScratchMax = size_t{4} << 20;
+
 struct PrimKey {
   int dt;
   int64_t v[15];
@@ -75,41 +99,24 @@ struct PrimKeyHash {
 };
 struct CachedPrim {
   dnnl::matmul prim;
-  size_t scratch_bytes;
+  dnnl::memory::desc a_md, b_md, c_md, scratch_md;
+  size_t scratch_bytes = 0;
 };
+using PrimCache = LruCache<PrimKey, std::shared_ptr<const CachedPrim>, PrimKeyHash>;
 
 dnnl::engine& cpu_engine() {
   static dnnl::engine e(dnnl::engine::kind::cpu, 0);
   return e;
 }
 
-class PrimCache {
- public:
-  static constexpr size_t kMaxEntries = 512;
-  std::shared_ptr<const CachedPrim> get(const PrimKey& k) {
-    std::lock_guard<std::mutex> g(mu_);
-    auto it = map_.find(k);
-    return it == map_.end() ? nullptr : it->second;
-  }
-  void put(const PrimKey& k, std::shared_ptr<const CachedPrim> p) {
-    std::lock_guard<std::mutex> g(mu_);
-    if (map_.size() >= kMaxEntries) map_.clear();
-    map_.emplace(k, std::move(p));
-  }
-
- private:
-  std::mutex mu_;
-  std::unordered_map<PrimKey, std::shared_ptr<const CachedPrim>, PrimKeyHash> map_;
-};
-
 PrimCache& prim_cache() {
-  static PrimCache c;
+  static PrimCache c(lru_capacity_from_env("EMBER_ONEDNN_CACHE_CAPACITY", kDefaultCacheCapacity));
   return c;
 }
 
-// A key for (a, b) configurations oneDNN declined, so they are not retried on every call.
-PrimCache& declined_cache() {
-  static PrimCache c;
+// Keys of configurations oneDNN declined, so they are not retried on every call.
+LruCache<PrimKey, bool, PrimKeyHash>& declined_cache() {
+  static LruCache<PrimKey, bool, PrimKeyHash> c(lru_capacity_from_env("EMBER_ONEDNN_CACHE_CAPACITY", kDefaultCacheCapacity));
   return c;
 }
 
@@ -121,73 +128,162 @@ std::optional<dnnl::memory::data_type> dnnl_type(ScalarType t) {
   }
 }
 
-// Runs out = alpha * a @ b + beta * out with oneDNN. Returns false when oneDNN has no
-// implementation for this configuration (the caller falls back).
-bool dnnl_gemm(const Tensor& out, const Operand& a, const Operand& b, int64_t B, double alpha, double beta) {
-  auto dt = dnnl_type(out.scalar_type());
+// The primitive for `key`, or null when oneDNN has no implementation for it.
+std::shared_ptr<const CachedPrim> make_prim(dnnl::memory::data_type dt, const Operand& c, const Operand& a, const Operand& b,
+                                           double alpha, double beta) {
+  using dims = dnnl::memory::dims;
+  auto p = std::make_shared<CachedPrim>();
+  try {
+    p->a_md = dnnl::memory::desc(dims{a.batch, a.rows, a.cols}, dt, dims{a.sb, a.sr, a.sc});
+    p->b_md = dnnl::memory::desc(dims{b.batch, b.rows, b.cols}, dt, dims{b.sb, b.sr, b.sc});
+    p->c_md = dnnl::memory::desc(dims{c.batch, c.rows, c.cols}, dt, dims{c.sb, c.sr, c.sc});
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::post_ops po;
+#if DNNL_VERSION_MAJOR >= 3
+    if (alpha != 1.0) po.append_eltwise(dnnl::algorithm::eltwise_linear, static_cast<float>(alpha), 0.f);
+#else
+    if (alpha != 1.0) attr.set_output_scales(0, {static_cast<float>(alpha)});
+#endif
+    if (beta != 0.0) po.append_sum(static_cast<float>(beta));
+    if (po.len() > 0) attr.set_post_ops(po);
+#if DNNL_VERSION_MAJOR >= 3
+    dnnl::matmul::primitive_desc pd(cpu_engine(), p->a_md, p->b_md, p->c_md, attr);
+#else
+    dnnl::matmul::desc d(p->a_md, p->b_md, p->c_md);
+    dnnl::matmul::primitive_desc pd(d, attr, cpu_engine());
+#endif
+    p->prim = dnnl::matmul(pd);
+    p->scratch_md = pd.scratchpad_desc();
+    p->scratch_bytes = p->scratch_md.get_size();
+  } catch (const dnnl::error&) {
+    return nullptr;
+  }
+  return p;
+}
+
+// One thread's execution state (Note [matmul per-call cost]).
+struct ThreadExec {
+  struct Slot {
+    std::shared_ptr<const CachedPrim> prim;
+    dnnl::memory a, b, c, scratch;
+  };
+  static constexpr size_t kSlots = 4;
+  dnnl::stream stream{cpu_engine()};
+  std::array<Slot, kSlots> slots;
+  size_t next = 0;  // the slot to replace on a miss (round robin)
+  std::unique_ptr<uint8_t[]> scratch;
+  size_t scratch_capacity = 0;
+
+  Slot& slot_for(const std::shared_ptr<const CachedPrim>& p) {
+    for (Slot& s : slots)
+      if (s.prim == p) return s;
+    Slot& s = slots[next];
+    next = (next + 1) % kSlots;
+    auto& eng = cpu_engine();
+    s.a = dnnl::memory(p->a_md, eng, DNNL_MEMORY_NONE);
+    s.b = dnnl::memory(p->b_md, eng, DNNL_MEMORY_NONE);
+    s.c = dnnl::memory(p->c_md, eng, DNNL_MEMORY_NONE);
+    s.scratch = p->scratch_bytes > 0 ? dnnl::memory(p->scratch_md, eng, DNNL_MEMORY_NONE) : dnnl::memory();
+    s.prim = p;
+    return s;
+  }
+  // A scratchpad of at least `bytes` (<= kThreadScratchMax), 64-byte aligned.
+  void* scratch_of(size_t bytes) {
+    if (bytes > scratch_capacity) {
+      scratch_capacity = std::max(bytes, size_t{4096});
+      scratch.reset(new uint8_t[scratch_capacity + 64]);
+    }
+    auto addr = reinterpret_cast<uintptr_t>(scratch.get());
+    return scratch.get() + ((64 - addr % 64) % 64);
+  }
+};
+
+ThreadExec& thread_exec() {
+  thread_local ThreadExec t;
+  return t;
+}
+
+// Runs c = alpha * a @ b + beta * c with oneDNN. Returns false when oneDNN has no implementation
+// for this configuration (the caller falls back).
+bool dnnl_gemm(const char* op, ScalarType st, const Operand& c, const Operand& a, const Operand& b, double alpha, double beta) {
+  auto dt = dnnl_type(st);
   if (!dt) return false;
-  const int64_t M = a.rows, K = a.cols, N = b.cols;
-  PrimKey key{static_cast<int>(out.scalar_type()),
-              {B, M, N, K, a.batch, a.sb, a.sr, a.sc, b.batch, b.sb, b.sr, b.sc, out.stride(0), out.stride(1), out.stride(2)},
+  PrimKey key{static_cast<int>(st),
+              {c.batch, a.rows, b.cols, a.cols, a.batch, a.sb, a.sr, a.sc, b.batch, b.sb, b.sr, b.sc, c.sb, c.sr, c.sc},
               static_cast<float>(alpha), static_cast<float>(beta)};
-  std::shared_ptr<const CachedPrim> prim = prim_cache().get(key);
-  if (!prim) {
+  std::shared_ptr<const CachedPrim> prim;
+  if (auto hit = prim_cache().get(key)) {
+    prim = std::move(*hit);
+  } else {
     if (declined_cache().get(key)) return false;
-    try {
-      using dims = dnnl::memory::dims;
-      dnnl::memory::desc a_md(dims{a.batch, M, K}, *dt, dims{a.sb, a.sr, a.sc});
-      dnnl::memory::desc b_md(dims{b.batch, K, N}, *dt, dims{b.sb, b.sr, b.sc});
-      dnnl::memory::desc c_md(dims{B, M, N}, *dt, dims{out.stride(0), out.stride(1), out.stride(2)});
-      dnnl::primitive_attr attr;
-      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-      if (alpha != 1.0) attr.set_output_scales(0, {static_cast<float>(alpha)});
-      if (beta != 0.0) {
-        dnnl::post_ops po;
-        po.append_sum(static_cast<float>(beta));
-        attr.set_post_ops(po);
-      }
-      dnnl::matmul::desc d(a_md, b_md, c_md);
-      dnnl::matmul::primitive_desc pd(d, attr, cpu_engine());
-      prim = std::make_shared<CachedPrim>(CachedPrim{dnnl::matmul(pd), pd.scratchpad_desc().get_size()});
-    } catch (const dnnl::error&) {
-      declined_cache().put(key, std::make_shared<CachedPrim>());
+    prim = make_prim(*dt, c, a, b, alpha, beta);
+    if (!prim) {
+      declined_cache().put(key, true);
       return false;
     }
     prim_cache().put(key, prim);
   }
-  using dims = dnnl::memory::dims;
-  auto& eng = cpu_engine();
-  dnnl::memory a_mem({dims{a.batch, M, K}, *dt, dims{a.sb, a.sr, a.sc}}, eng, a.t->data_ptr());
-  dnnl::memory b_mem({dims{b.batch, K, N}, *dt, dims{b.sb, b.sr, b.sc}}, eng, b.t->data_ptr());
-  dnnl::memory c_mem({dims{B, M, N}, *dt, dims{out.stride(0), out.stride(1), out.stride(2)}}, eng, out.data_ptr());
-  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, c_mem}};
-  Tensor scratch;
+  ThreadExec& t = thread_exec();
+  ThreadExec::Slot& s = t.slot_for(prim);
+  s.a.set_data_handle(a.data);
+  s.b.set_data_handle(b.data);
+  s.c.set_data_handle(c.data);
+  dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, s.a.get()}, {DNNL_ARG_WEIGHTS, s.b.get()}, {DNNL_ARG_DST, s.c.get()}, {0, nullptr}};
+  int nargs = 3;
+  Tensor big_scratch;
   if (prim->scratch_bytes > 0) {
-    scratch = at::empty({static_cast<int64_t>(prim->scratch_bytes)}, TensorOptions().dtype(kByte));
-    args.emplace(DNNL_ARG_SCRATCHPAD,
-                 dnnl::memory({dims{static_cast<int64_t>(prim->scratch_bytes)}, dnnl::memory::data_type::u8, dims{1}}, eng,
-                              scratch.data_ptr()));
+    void* sp;
+    if (prim->scratch_bytes <= kThreadScratchMax) {
+      sp = t.scratch_of(prim->scratch_bytes);
+    } else {
+      big_scratch = at::empty({static_cast<int64_t>(prim->scratch_bytes)}, TensorOptions().dtype(kByte));
+      sp = big_scratch.data_ptr();
+    }
+    s.scratch.set_data_handle(sp);
+    args[nargs++] = {DNNL_ARG_SCRATCHPAD, s.scratch.get()};
   }
-  thread_local dnnl::stream s(eng);  // a CPU stream is cheap but not free; one per thread
-  prim->prim.execute(s, args);
-  s.wait();
+  dnnl_status_t status = dnnl_primitive_execute(prim->prim.get(), t.stream.get(), nargs, args);
+  if (status == dnnl_success) status = dnnl_stream_wait(t.stream.get());
+  EMBER_CHECK(status == dnnl_success, "[", op, "] oneDNN's matmul failed with status ", static_cast<int>(status));
   return true;
+}
+
+// Note [Large products through oneDNN's sgemm]
+// For large single products oneDNN's BLAS-style sgemm (its jit gemm kernels) beats the matmul
+// primitive (brgemm) here: 1024^3 13.7 ms vs 14.5-16.5 ms, 2048^3 109 ms vs 124 ms, 512^3 1.63 ms vs
+// 1.73 ms (1 thread, AVX-512, oneDNN 2.6); at 256^3 they tie and for a thin operand (a linear
+// layer's 64 x 1024 x 1024) the primitive is faster. So float32 products with M, N and K all at
+// least kSgemmMin take sgemm, which needs no primitive (and so no cache entry).
+constexpr int64_t kSgemmMin = 512;
+
+bool dnnl_sgemm_gemm(const Operand& c, const Operand& a, const Operand& b, double alpha, double beta) {
+  const int64_t M = a.rows, K = a.cols, N = b.cols;
+  if (c.batch != 1 || M < kSgemmMin || N < kSgemmMin || K < kSgemmMin || c.sc != 1 || c.sr < N) return false;
+  // Operands are row-major (sc == 1, leading dimension sr) or column-major (sr == 1, leading
+  // dimension sc), see normalise(); a column-major operand is the transpose of a row-major one.
+  const bool ta = a.sc != 1, tb = b.sc != 1;
+  const dnnl_status_t status =
+      dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, static_cast<float>(alpha), static_cast<const float*>(a.data),
+                 ta ? a.sc : a.sr, static_cast<const float*>(b.data), tb ? b.sc : b.sr, static_cast<float>(beta),
+                 static_cast<float*>(c.data), c.sr);
+  return status == dnnl_success;
 }
 
 // ---------------------------------------------------------------- portable path
 // Row-by-row i-k-j loop over strided operands; each output row is owned by one thread, so the
 // result does not depend on the thread count.
 template <typename scalar_t>
-void loop_gemm(const Tensor& out, const Operand& a, const Operand& b, int64_t B, double alpha_d, double beta_d) {
+void loop_gemm(const Operand& c, const Operand& a, const Operand& b, double alpha_d, double beta_d) {
   using acc_t = std::conditional_t<std::is_integral_v<scalar_t>, int64_t, std::conditional_t<std::is_same_v<scalar_t, double>, double, float>>;
-  const int64_t M = a.rows, K = a.cols, N = b.cols;
+  const int64_t B = c.batch, M = a.rows, K = a.cols, N = b.cols;
   // Through Scalar: a NaN or out-of-range alpha/beta for an integer product raises (as libtorch),
   // instead of an undefined float-to-int conversion.
   const acc_t alpha = c10::Scalar(alpha_d).to<acc_t>(), beta = c10::Scalar(beta_d).to<acc_t>();
-  const scalar_t* pa = static_cast<const scalar_t*>(a.t->data_ptr());
-  const scalar_t* pb = static_cast<const scalar_t*>(b.t->data_ptr());
-  scalar_t* pc = static_cast<scalar_t*>(out.data_ptr());
-  const int64_t scb = out.stride(0), scm = out.stride(1), scn = out.stride(2);
+  const scalar_t* pa = static_cast<const scalar_t*>(a.data);
+  const scalar_t* pb = static_cast<const scalar_t*>(b.data);
+  scalar_t* pc = static_cast<scalar_t*>(c.data);
+  const int64_t scb = c.sb, scm = c.sr, scn = c.sc;
   const int64_t asb = a.batch == 1 ? 0 : a.sb, bsb = b.batch == 1 ? 0 : b.sb;
   const int64_t rows = B * M;
   at::parallel_for(0, rows, at::internal::grain_for_tasks(rows * N * K, rows), [&](int64_t r0, int64_t r1) {
@@ -216,72 +312,73 @@ void loop_gemm(const Tensor& out, const Operand& a, const Operand& b, int64_t B,
   });
 }
 
-// out[b] = alpha * a[b] @ b[b] + beta * out[b], where out is [B, M, N] (written; read only when
-// beta != 0), a is [Ba, M, K], b is [Bb, K, N] with Ba, Bb in {1, B} or batch stride 0.
-void gemm(const Tensor& out, const Tensor& a3, const Tensor& b3, double alpha, double beta) {
-  const int64_t B = out.size(0), K = a3.size(2);
+// out[b] = alpha * a[b] @ b[b] + beta * out[b]. Either all three are 2-D (out [M, N], a [M, K],
+// b [K, N]) or all 3-D: out [B, M, N] (written; read only when beta != 0), a [Ba, M, K], b [Bb, K, N]
+// with Ba, Bb in {1, B} or batch stride 0.
+void gemm(const char* op, const Tensor& out, const Tensor& a3, const Tensor& b3, double alpha, double beta) {
   if (out.numel() == 0) return;
   // Floating products below double scale in float: alpha and beta must be float values (a NaN
   // passes; 1e300 raises, as in libtorch).
-  if (isFloatingType(out.scalar_type()) && out.scalar_type() != kDouble) {
+  const ScalarType st = out.scalar_type();
+  if (isFloatingType(st) && st != kDouble) {
     (void)c10::Scalar(alpha).to<float>();
     (void)c10::Scalar(beta).to<float>();
   }
-  if (K == 0) {
+  if (a3.size(-1) == 0) {
     matmul_utils::scale_empty_sum(out, beta);
     return;
   }
   Tensor a = a3, b = b3;
-  Operand oa = as_operand(a), ob = as_operand(b);
+  Operand oc = as_operand(out), oa = as_operand(a), ob = as_operand(b);
   if (!normalise(oa)) { a = a.contiguous(); oa = as_operand(a); normalise(oa); }
   if (!normalise(ob)) { b = b.contiguous(); ob = as_operand(b); normalise(ob); }
-  const ScalarType st = out.scalar_type();
+  if (st == kFloat && dnnl_sgemm_gemm(oc, oa, ob, alpha, beta)) return;
   if (st == kFloat || st == kBFloat16) {
-    if (dnnl_gemm(out, oa, ob, B, alpha, beta)) return;
+    if (dnnl_gemm(op, st, oc, oa, ob, alpha, beta)) return;
     // oneDNN declined the strides (e.g. overlapping batches): retry with packed operands.
     if (!a.is_contiguous() || !b.is_contiguous()) {
       Tensor ac = a.contiguous(), bc = b.contiguous();
       Operand pa = as_operand(ac), pb = as_operand(bc);
       normalise(pa);
       normalise(pb);
-      if (dnnl_gemm(out, pa, pb, B, alpha, beta)) return;
+      if (dnnl_gemm(op, st, oc, pa, pb, alpha, beta)) return;
     }
   }
   if (st == kHalf || st == kBFloat16) {
     // No native kernel here: compute in float32 (oneDNN) and round once.
     Tensor of = beta != 0.0 ? out.to(kFloat) : at::empty(out.sizes(), TensorOptions().dtype(kFloat));
-    gemm(of, a.to(kFloat), b.to(kFloat), alpha, beta);
+    gemm(op, of, a.to(kFloat), b.to(kFloat), alpha, beta);
     out.copy_(of);
     return;
   }
-  AT_DISPATCH_ALL_TYPES(st, "mm", [&] { loop_gemm<scalar_t>(out, oa, ob, B, alpha, beta); });
+  AT_DISPATCH_ALL_TYPES(st, "mm", [&] { loop_gemm<scalar_t>(oc, oa, ob, alpha, beta); });
 }
 
 }  // namespace
 
 Tensor mm_cpu(const Tensor& self, const Tensor& mat2) {
   Tensor out = at::empty(matmul_utils::check_mm(self, mat2, kCPU), self.options());
-  gemm(out.unsqueeze(0), self.unsqueeze(0), mat2.unsqueeze(0), 1.0, 0.0);
+  gemm("mm", out, self, mat2, 1.0, 0.0);
   return out;
 }
 
 Tensor bmm_cpu(const Tensor& self, const Tensor& mat2) {
   Tensor out = at::empty(matmul_utils::check_bmm(self, mat2, kCPU), self.options());
-  gemm(out, self, mat2, 1.0, 0.0);
+  gemm("bmm", out, self, mat2, 1.0, 0.0);
   return out;
 }
 
 Tensor addmm_cpu(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
   Tensor out = at::empty(matmul_utils::check_addmm(self, mat1, mat2, kCPU), mat1.options());
   matmul_utils::init_with(out, self, beta);
-  gemm(out.unsqueeze(0), mat1.unsqueeze(0), mat2.unsqueeze(0), alpha.toDouble(), beta.toDouble());
+  gemm("addmm", out, mat1, mat2, alpha.toDouble(), beta.toDouble());
   return out;
 }
 
 Tensor baddbmm_cpu(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
   Tensor out = at::empty(matmul_utils::check_baddbmm(self, batch1, batch2, kCPU), batch1.options());
   matmul_utils::init_with(out, self, beta);
-  gemm(out, batch1, batch2, alpha.toDouble(), beta.toDouble());
+  gemm("baddbmm", out, batch1, batch2, alpha.toDouble(), beta.toDouble());
   return out;
 }
 

@@ -4,7 +4,9 @@
 #include <torch/torch.h>
 #include <catch2/catch.hpp>
 #include "ops/reference_matmul.h"
+#include <atomic>
 #include <cmath>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -126,4 +128,61 @@ TEST_CASE("integer addmm/baddbmm with an empty sum keep the dtype (regression, i
   auto rb = torch::baddbmm(self, torch::empty({4, 2, 0}, torch::kLong), torch::empty({4, 0, 3}, torch::kLong), 2, 1);
   CHECK(rb.sizes().vec() == std::vector<int64_t>{4, 2, 3});
   CHECK(max_rel_err(rb, (self * 2).expand({4, 2, 3})) == 0.0);
+}
+
+TEST_CASE("mm cycling through many shapes, and from several threads, binds each call's own data", "[matmul]") {
+  // Each thread keeps oneDNN memory bindings for its last few primitives (Note [matmul per-call
+  // cost]): cycling through more shapes than that, fresh buffers of a cached shape, transposed and
+  // alpha/beta variants, and several threads at once must each compute their own product.
+  torch::manual_seed(5);
+  std::vector<at::Tensor> as, bs, refs;
+  for (int i = 0; i < 9; ++i) {
+    auto a = torch::randn({3 + i, 5 + 2 * i}), b = torch::randn({5 + 2 * i, 4 + i % 3});
+    if (i % 2) b = b.t().contiguous().t();  // column-major: another primitive for the same shape
+    as.push_back(a);
+    bs.push_back(b);
+    refs.push_back(ember_test::ref::mm(a, b));
+  }
+  for (int round = 0; round < 3; ++round)
+    for (size_t i = 0; i < as.size(); ++i) CHECK(max_rel_err(torch::mm(as[i], bs[i]), refs[i]) < 1e-5);
+  for (int i = 0; i < 3; ++i) {
+    auto a = torch::randn({8, 8}), b = torch::randn({8, 8}), c = torch::randn({8, 8});
+    CHECK(max_rel_err(torch::mm(a, b), ember_test::ref::mm(a, b)) < 1e-5);
+    CHECK(max_rel_err(torch::addmm(c, a, b, 0.5, 2.0), ember_test::ref::addmm(c, a, b, 0.5, 2.0)) < 1e-5);
+  }
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < 30; ++r) {
+        const size_t i = static_cast<size_t>(r * (t + 1)) % as.size();
+        if (!torch::allclose(torch::mm(as[i], bs[i]).to(at::kDouble), refs[i], 1e-5, 1e-5)) ++wrong;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("large float32 products (Note [Large products through oneDNN's sgemm])", "[matmul]") {
+  // Row-major, transposed and row-sliced operands, and addmm's alpha/beta (beta = 0 must not read
+  // the uninitialised or NaN output), against one float64 reference.
+  torch::manual_seed(11);
+  auto a = torch::randn({512, 530}), b = torch::randn({530, 520});
+  auto ref = ember_test::ref::mm(a, b);
+  CHECK(max_rel_err(torch::mm(a, b), ref) < 1e-4);
+  auto at_ = a.t().contiguous().t(), bt = b.t().contiguous().t();
+  CHECK(max_rel_err(torch::mm(at_, b), ref) < 1e-4);
+  CHECK(max_rel_err(torch::mm(a, bt), ref) < 1e-4);
+  CHECK(max_rel_err(torch::mm(at_, bt), ref) < 1e-4);
+  auto wide = torch::zeros({512, 600});
+  wide.slice(1, 0, 530).copy_(a);
+  CHECK(max_rel_err(torch::mm(wide.slice(1, 0, 530), b), ref) < 1e-4);
+  auto nan_self = torch::full({512, 520}, std::nan(""));
+  auto r0 = torch::addmm(nan_self, a, b, 0, 2);
+  CHECK_FALSE(torch::isnan(r0).any().item<bool>());
+  CHECK(max_rel_err(r0, ref * 2) < 1e-4);
+  auto c = torch::randn({520});
+  CHECK(max_rel_err(torch::addmm(c, a, b, 0.5, 2), ember_test::ref::axpby(c.expand({512, 520}), ref.clone(), 0.5, 2.0)) < 1e-4);
+  CHECK(max_rel_err(torch::mm(a, b), torch::mm(a, b)) == 0.0);
 }
