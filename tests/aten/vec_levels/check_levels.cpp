@@ -64,7 +64,7 @@ template <typename T> std::vector<T> samples(std::mt19937_64& g, T lo, T hi, int
     uint64_t b = g();
     T x; std::memcpy(&x, &b, sizeof(T)); v.push_back(x);
   }
-  for (int i = 0; i < n / 8; ++i) v.push_back(T(std::ldexp(u(g), -int(g() % 140))));  // tiny and denormal
+  for (int i = 0; i < n / 8; ++i) v.push_back(T(std::ldexp(u(g), -int(g() % (sizeof(T) == 4 ? 160 : 1100)))));  // tiny, denormal
   return v;
 }
 
@@ -138,7 +138,7 @@ template <typename T> void check_math(int n) {
   M1(log, 0, 1e6, 1.0); M1(log2, 0, 1e6, 1.0); M1(log10, 0, 1e6, 1.0); M1(log1p, -1, 1e6, 1.0);
   M1(sin, -1e4, 1e4, 1.0); M1(cos, -1e4, 1e4, 1.0); M1(tan, -1e4, 1e4, 1.0);
   M1(asin, -1, 1, 1.0); M1(acos, -1, 1, 1.0); M1(atan, -1e3, 1e3, 1.0);
-  M1(sinh, -90, 90, 2.0); M1(cosh, -90, 90, 2.0); M1(tanh, -20, 20, 1.001); M1(erf, -5, 5, sizeof(T) == 4 ? 2.0 : 1.0);
+  M1(sinh, -90, 90, 2.0); M1(cosh, -90, 90, 2.0); M1(tanh, -20, 20, 1.001); M1(erf, -5, 5, sizeof(T) == 4 ? 2.0 : 1.05);
   M1(sqrt, 0, 1e6, 0.5);
 #undef M1
   max_ulp1<T>("rsqrt", [](VT<T> x) { return pw::rsqrt(x); }, rsqrt_ref, T(0), T(1e6), n, 1.5);
