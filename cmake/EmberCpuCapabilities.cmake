@@ -38,6 +38,9 @@ function(ember_add_cpu_capability_objects prefix)
     set(_t ${prefix}_${_lvl})
     add_library(${_t} OBJECT ${ARGN})
     target_compile_options(${_t} PRIVATE ${EMBER_CPU_FLAGS_${_lvl}})
+    # gcc 12 reports its own intrinsics headers' _mm256_undefined_si256() (inside the AVX-512
+    # narrowing conversions of Vec.h) as maybe-uninitialized, thousands of times per build.
+    target_compile_options(${_t} PRIVATE $<$<CXX_COMPILER_ID:GNU>:-Wno-maybe-uninitialized>)
     target_compile_definitions(${_t} PRIVATE EMBER_CPU_NS=cpu_${_lower}
                                EMBER_CPU_CAPABILITY_INDEX=${EMBER_CPU_INDEX_${_lvl}})
     list(APPEND _objs $<TARGET_OBJECTS:${_t}>)
