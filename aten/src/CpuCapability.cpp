@@ -2,27 +2,60 @@
 // ATen/native/DispatchStub.h.
 #include <ATen/native/DispatchStub.h>
 #include <c10/util/Exception.h>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <strings.h>
+#if defined(__x86_64__) || defined(_M_X64)
+#include <cpuid.h>
+#endif
 
 namespace at::native {
 namespace {
 
+#if defined(__x86_64__) || defined(_M_X64)
+// Reads cpuid and XCR0 directly (<cpuid.h>): gcc's and clang's __builtin_cpu_supports know
+// different feature names (clang 14 has no "f16c"), and a level is usable only when the OS also
+// saves its registers (XCR0), which the cpuid feature bits alone do not say.
+struct CpuFeatures {
+  bool avx2 = false, avx512 = false;
+};
+
+uint64_t read_xcr0() {
+  uint32_t lo, hi;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  return (static_cast<uint64_t>(hi) << 32) | lo;
+}
+
+CpuFeatures read_features() {
+  CpuFeatures f;
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return f;
+  const bool fma = c & (1u << 12), osxsave = c & (1u << 27), avx = c & (1u << 28), f16c = c & (1u << 29);
+  if (!osxsave || !avx) return f;
+  const uint64_t xcr0 = read_xcr0();
+  if ((xcr0 & 0x6) != 0x6) return f;  // SSE and AVX (YMM) state
+  if (__get_cpuid_max(0, nullptr) < 7) return f;
+  __cpuid_count(7, 0, a, b, c, d);
+  const bool avx2 = b & (1u << 5);
+  f.avx2 = avx2 && fma && f16c;
+  const bool avx512 = (b & (1u << 16)) /*F*/ && (b & (1u << 17)) /*DQ*/ && (b & (1u << 28)) /*CD*/ &&
+                      (b & (1u << 30)) /*BW*/ && (b & (1u << 31)) /*VL*/ && (c & (1u << 11)) /*VNNI*/;
+  unsigned a1, b1, c1, d1;
+  __cpuid_count(7, 1, a1, b1, c1, d1);
+  const bool bf16 = a1 & (1u << 5);
+  f.avx512 = f.avx2 && avx512 && bf16 && (xcr0 & 0xe0) == 0xe0;  // opmask, ZMM0-15, ZMM16-31 state
+  return f;
+}
+#endif
+
 CPUCapability detect_supported() {
 #if defined(__x86_64__) || defined(_M_X64)
-  // __builtin_cpu_supports reads cpuid and, for the AVX families, also checks that the OS saves
-  // the wider register state (XCR0), so a level reported here is usable.
-  __builtin_cpu_init();
-  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                    __builtin_cpu_supports("f16c");
-  if (!avx2) return CPUCapability::DEFAULT;
-  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
-                      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
-                      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni") &&
-                      __builtin_cpu_supports("avx512bf16");
-  return avx512 ? CPUCapability::AVX512 : CPUCapability::AVX2;
+  const CpuFeatures f = read_features();
+  if (f.avx512) return CPUCapability::AVX512;
+  if (f.avx2) return CPUCapability::AVX2;
+  return CPUCapability::DEFAULT;
 #else
   return CPUCapability::DEFAULT;
 #endif
