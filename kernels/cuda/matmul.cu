@@ -97,8 +97,9 @@ void cublas_gemm(const Tensor& out, const Tensor& a, const Layout& la, const Ten
   const void* palpha = st == kDouble ? static_cast<const void*>(&alpha_d) : static_cast<const void*>(&alpha_f);
   const void* pbeta = st == kDouble ? static_cast<const void*>(&beta_d) : static_cast<const void*>(&beta_f);
 
+  const ember::cuda::blas::Api& blas = ember::cuda::blas::api("matmul");
   cublasHandle_t handle = ember::cuda::cublas_handle();
-  EMBER_CUBLAS_CHECK(cublasSetMathMode(handle, math));
+  EMBER_CUBLAS_CHECK(blas.SetMathMode(handle, math));
   // See Note [cuBLAS operand layout]: cuBLAS's (m, n, k) = (N, M, K), first operand b.
   const cublasOperation_t op_b = lb.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t op_a = la.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -108,7 +109,7 @@ void cublas_gemm(const Tensor& out, const Tensor& a, const Layout& la, const Ten
   const char* pb = static_cast<const char*>(b.data_ptr());
   char* pc = static_cast<char*>(out.data_ptr());
   if (B == 1) {
-    EMBER_CUBLAS_CHECK(cublasGemmEx(handle, op_b, op_a, m, n, k, palpha, pb, dt, ldb, pa, dt, lda, pbeta, pc, dt, ldc, ct,
+    EMBER_CUBLAS_CHECK(blas.GemmEx(handle, op_b, op_a, m, n, k, palpha, pb, dt, ldb, pa, dt, lda, pbeta, pc, dt, ldc, ct,
                                     CUBLAS_GEMM_DEFAULT));
     return;
   }
@@ -116,7 +117,7 @@ void cublas_gemm(const Tensor& out, const Tensor& a, const Layout& la, const Ten
   const int64_t out_batch_stride = M * N;
   for (int64_t b0 = 0; b0 < B; b0 += kIntMax) {  // batchCount is an int
     const int count = static_cast<int>(std::min<int64_t>(B - b0, kIntMax));
-    EMBER_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
+    EMBER_CUBLAS_CHECK(blas.GemmStridedBatchedEx(
         handle, op_b, op_a, m, n, k, palpha, pb + b0 * lb.batch_stride * item, dt, ldb, static_cast<long long>(lb.batch_stride),
         pa + b0 * la.batch_stride * item, dt, lda, static_cast<long long>(la.batch_stride), pbeta, pc + b0 * out_batch_stride * item,
         dt, ldc, static_cast<long long>(out_batch_stride), count, ct, CUBLAS_GEMM_DEFAULT));
