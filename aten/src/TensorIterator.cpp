@@ -4,6 +4,7 @@
 #include <ATen/MemoryOverlap.h>
 #include <c10/util/safe_numerics.h>
 #include <algorithm>
+#include <cstdlib>
 
 namespace ember {
 using at::ScalarType;
@@ -278,7 +279,69 @@ bool TensorIter::is_contiguous() const {
   return true;
 }
 
+// Note [Tiled iteration]
+// The loop runs along dim 0 (the output's fastest dim). When an input is laid out the other way
+// round — a.t() + b: contiguous along dim 1, a whole row apart along dim 0 — a row of the output
+// touches one element of as many different cache lines and pages as the row is long, and the next
+// row comes back to the same lines after they and their TLB entries are gone: every element is a
+// miss. Such iterations go through dims 0 and 1 in tiles of kTile0 x kTile1 elements instead (one
+// loop call per tile row): within a tile, the transposed operand's kTile0 lines and pages stay
+// cached while kTile1 rows use them. Elementwise results do not depend on the visiting order.
+namespace {
+constexpr int64_t kTile0 = 32, kTile1 = 32;
+
+bool wants_tiles(const TensorIter& it) {
+  const int ndim_ = it.ndim(), ntensors_ = it.ntensors();
+  const int64_t* shape_ = it.shape();
+  if (ndim_ < 2 || shape_[0] < 2 * kTile0 || shape_[1] < 2 * kTile1) return false;
+  for (int k = 0; k < ntensors_; ++k) {
+    const int64_t es = static_cast<int64_t>(it.operand(k).element_size());
+    const int64_t s0 = std::abs(it.strides(k)[0]), s1 = std::abs(it.strides(k)[1]);
+    // Dim 1 is this operand's short step and dim 0 jumps further than a cache line.
+    if (s1 != 0 && s1 <= es && s0 > 64) return true;
+  }
+  return false;
+}
+
+void run_tiled(const TensorIter& it, TensorIter::Loop loop, void* ctx, int64_t grain) {
+  constexpr int kMaxOperands = TensorIter::kMaxOperands;
+  const int ndim_ = it.ndim(), ntensors_ = it.ntensors();
+  const int64_t* shape_ = it.shape();
+  const int64_t* strides_[kMaxOperands];
+  for (int k = 0; k < ntensors_; ++k) strides_[k] = it.strides(k);
+  const int64_t n0 = shape_[0], n1 = shape_[1];
+  const int64_t t0 = at::divup(n0, kTile0), t1 = at::divup(n1, kTile1);
+  int64_t outer = 1;
+  for (int d = 2; d < ndim_; ++d) outer *= shape_[d];
+  const int64_t tiles = outer * t1 * t0;
+  const int64_t tile_grain = std::max<int64_t>(1, grain / (kTile0 * kTile1));
+  at::parallel_for(0, tiles, tile_grain, [&](int64_t b, int64_t e) {
+    int64_t inner[kMaxOperands];
+    for (int k = 0; k < ntensors_; ++k) inner[k] = strides_[k][0];
+    char* base[kMaxOperands];
+    char* ptrs[kMaxOperands];
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t j0 = t % t0, j1 = (t / t0) % t1;
+      int64_t o = t / (t0 * t1);
+      for (int k = 0; k < ntensors_; ++k) base[k] = it.data(k);
+      for (int d = 2; d < ndim_; ++d) {
+        const int64_t c = o % shape_[d];
+        o /= shape_[d];
+        for (int k = 0; k < ntensors_; ++k) base[k] += c * strides_[k][d];
+      }
+      const int64_t i0 = j0 * kTile0, m0 = std::min(kTile0, n0 - i0);
+      const int64_t i1 = j1 * kTile1, m1 = std::min(kTile1, n1 - i1);
+      for (int64_t r = i1; r < i1 + m1; ++r) {
+        for (int k = 0; k < ntensors_; ++k) ptrs[k] = base[k] + i0 * strides_[k][0] + r * strides_[k][1];
+        loop(ctx, ptrs, inner, m0);
+      }
+    }
+  });
+}
+}  // namespace
+
 void TensorIter::run(Loop loop, void* ctx, int64_t grain) const {
+  if (wants_tiles(*this)) return run_tiled(*this, loop, ctx, grain);  // Note [Tiled iteration]
   // Workers: min(get_num_threads(), numel / grain); one grain or less runs here without a region.
   at::parallel_for(0, numel_, grain, [&](int64_t b, int64_t e) { run_range(loop, ctx, b, e); });
 }
