@@ -27,8 +27,10 @@
 //   V h = load_opmath(half_ptr);   store_opmath(h, half_ptr);  // Half/BFloat16 through float
 #include <ATen/native/PointwiseMath.h>
 #include <sleef.h>
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #if !defined(EMBER_VEC_GENERIC) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && \
@@ -69,7 +71,9 @@ inline namespace EMBER_VEC_NS {
 // loadu, storeu, add, sub, mul, div, neg, abs, sqrt, floor, ceil, trunc, round (half to even),
 // max_nan/min_nan (a NaN operand is returned as it is, a's first, like the scalar versions),
 // blend_gt(x, t, a, b) (x > t ? a : b per lane; false for NaN), any_gt(x, t), and apply1/apply2,
-// which run a SLEEF function named by EMBER_SLEEF_F / EMBER_SLEEF_D.
+// which run a SLEEF function named by EMBER_SLEEF_F / EMBER_SLEEF_D. Float lanes only: fma(a, b, c)
+// (fused where the level has FMA, a * b + c rounded twice at sse2 and generic without it),
+// bit_and(a, b) (of the bit patterns) and pow2i(n) (2^n for an integer-valued n in [-126, 127]).
 namespace vecimpl {
 
 #if defined(EMBER_VEC_AVX512)
@@ -124,6 +128,11 @@ inline NF blend_gt(NF x, NF t, NF a, NF b) { return _mm512_mask_blend_ps(_mm512_
 inline ND blend_gt(ND x, ND t, ND a, ND b) { return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, t, _CMP_GT_OQ), b, a); }
 inline bool any_gt(NF x, NF t) { return _mm512_cmp_ps_mask(x, t, _CMP_GT_OQ) != 0; }
 inline bool any_gt(ND x, ND t) { return _mm512_cmp_pd_mask(x, t, _CMP_GT_OQ) != 0; }
+inline NF fma(NF a, NF b, NF c) { return _mm512_fmadd_ps(a, b, c); }
+inline NF bit_and(NF a, NF b) { return _mm512_and_ps(a, b); }
+inline NF pow2i(NF n) {
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
+}
 
 #elif defined(EMBER_VEC_AVX2)
 inline constexpr const char* kLevel = "avx2";
@@ -168,6 +177,11 @@ inline NF blend_gt(NF x, NF t, NF a, NF b) { return _mm256_blendv_ps(b, a, _mm25
 inline ND blend_gt(ND x, ND t, ND a, ND b) { return _mm256_blendv_pd(b, a, _mm256_cmp_pd(x, t, _CMP_GT_OQ)); }
 inline bool any_gt(NF x, NF t) { return _mm256_movemask_ps(_mm256_cmp_ps(x, t, _CMP_GT_OQ)) != 0; }
 inline bool any_gt(ND x, ND t) { return _mm256_movemask_pd(_mm256_cmp_pd(x, t, _CMP_GT_OQ)) != 0; }
+inline NF fma(NF a, NF b, NF c) { return _mm256_fmadd_ps(a, b, c); }
+inline NF bit_and(NF a, NF b) { return _mm256_and_ps(a, b); }
+inline NF pow2i(NF n) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
+}
 
 #elif defined(EMBER_VEC_SSE2)
 inline constexpr const char* kLevel = "sse2";
@@ -235,6 +249,9 @@ inline NF blend_gt(NF x, NF t, NF a, NF b) { return select(_mm_cmpgt_ps(x, t), a
 inline ND blend_gt(ND x, ND t, ND a, ND b) { return select(_mm_cmpgt_pd(x, t), a, b); }
 inline bool any_gt(NF x, NF t) { return _mm_movemask_ps(_mm_cmpgt_ps(x, t)) != 0; }
 inline bool any_gt(ND x, ND t) { return _mm_movemask_pd(_mm_cmpgt_pd(x, t)) != 0; }
+inline NF fma(NF a, NF b, NF c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
+inline NF bit_and(NF a, NF b) { return _mm_and_ps(a, b); }
+inline NF pow2i(NF n) { return _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(_mm_cvtps_epi32(n), _mm_set1_epi32(127)), 23)); }
 
 #else  // EMBER_VEC_GENERIC
 inline constexpr const char* kLevel = "generic";
@@ -302,6 +319,31 @@ inline bool any_gt(Lanes<T, N> x, Lanes<T, N> t) {
   bool any = false;
   for (int i = 0; i < N; ++i) any = any || x.l[i] > t.l[i];
   return any;
+}
+inline NF fma(NF a, NF b, NF c) {
+#if defined(__FMA__) || defined(__ARM_FEATURE_FMA) || defined(__aarch64__)
+  for (int i = 0; i < kLanesF; ++i) a.l[i] = std::fma(a.l[i], b.l[i], c.l[i]);
+#else
+  for (int i = 0; i < kLanesF; ++i) a.l[i] = a.l[i] * b.l[i] + c.l[i];
+#endif
+  return a;
+}
+inline NF bit_and(NF a, NF b) {
+  for (int i = 0; i < kLanesF; ++i) {
+    uint32_t x, y;
+    std::memcpy(&x, &a.l[i], 4);
+    std::memcpy(&y, &b.l[i], 4);
+    x &= y;
+    std::memcpy(&a.l[i], &x, 4);
+  }
+  return a;
+}
+inline NF pow2i(NF n) {
+  for (int i = 0; i < kLanesF; ++i) {
+    const uint32_t x = static_cast<uint32_t>(static_cast<int32_t>(n.l[i]) + 127) << 23;
+    std::memcpy(&n.l[i], &x, 4);
+  }
+  return n;
 }
 template <typename G, typename X>
 inline X apply1(const G& f, X a) { return map_lanes(a, f); }
@@ -395,7 +437,6 @@ EMBER_VEC_SLEEF1(asin)
 EMBER_VEC_SLEEF1(acos)
 EMBER_VEC_SLEEF1(atan)
 EMBER_VEC_SLEEF1(tanh)
-EMBER_VEC_SLEEF1(erf)
 #undef EMBER_VEC_SLEEF1
 
 // Note [SLEEF range fixes]: SLEEF's sinh and cosh overflow where e^|x| does (float |x| > 88.72,
@@ -478,11 +519,101 @@ inline VD min_nan(VD a, S b) { return min_nan(a, VD(static_cast<double>(b))); }
   }                                                                                \
   inline V gelu_tanh(V x) {                                                        \
     return S(0.5) * x * (S(1) + tanh(S(0.7978845608028654) * (x + S(0.044715) * x * x * x))); \
-  }                                                                                \
-  inline V gelu_erf(V x) { return S(0.5) * x * (S(1) + erf(x * S(0.7071067811865476))); }
+  }
 EMBER_VEC_COMPOSITES(VF, float)
 EMBER_VEC_COMPOSITES(VD, double)
 #undef EMBER_VEC_COMPOSITES
+
+// Note [Own float erf]: float erf and gelu_erf are computed here rather than by SLEEF (whose u10
+// erff costs about 40 ns per 16 lanes, and whose 1 + erf(x / sqrt 2) cancels for negative x), written
+// once over the level primitives so that every level runs the same operations: the FMA levels
+// agree bit for bit, and so do sse2 and generic without FMA. Two forms, chosen per lane:
+//   - near 0, erf(z) = z + z P(z^2) (|z| <= 0.9; gelu uses erf(x / sqrt 2) / x in x^2 directly);
+//   - beyond, erfc(z) = t e^(-z^2 + Q(u)) / 2 with t = 1 / (1 + p z), p = 1 / sqrt 2, u = 2t - 1,
+//     for z in [0.3, 11]; erf = 1 - erfc, and gelu's negative side is x / 2 erfc(|x| / sqrt 2),
+//     which does not cancel.
+// -z^2 is taken exactly (the leading 12 bits of |x| squared, plus a small remainder), the rounding
+// of t (and of u through it) is folded into the exponent, and e^y = 2^n e^r (r = y - n ln 2, split
+// so that its large parts add exactly). The coefficients are minimax fits to erf, log(erfc(z) e^(z^2)
+// / t) and e^r rounded to float (tools/fit_erf.py). Errors are tabled in docs/vector-math.md.
+namespace erf_detail {
+inline VF fma(VF a, VF b, VF c) { return vecimpl::fma(a.v, b.v, c.v); }
+inline VF select_gt(VF x, VF t, VF a, VF b) { return vecimpl::blend_gt(x.v, t.v, a.v, b.v); }
+inline VF min_v(VF a, float b) { return vecimpl::min_nan(a.v, VF(b).v); }
+inline VF max_v(VF a, float b) { return vecimpl::max_nan(a.v, VF(b).v); }
+// c[From] + c[From + 1] x + ... + c[N - 1] x^(N - 1 - From)
+template <int From = 0, int N> inline VF horner(VF x, const float (&c)[N]) {
+  VF r(c[N - 1]);
+  for (int i = N - 2; i >= From; --i) r = fma(r, x, VF(c[i]));
+  return r;
+}
+// erf(z) / z - 1 in z^2, z in [0, 0.9]
+inline constexpr float kErfSmall[] = {0x1.06eba8p-3f, -0x1.81274p-2f, 0x1.ce2d6p-4f, -0x1.b80062p-6f,
+                                      0x1.543f2ap-8f, -0x1.a583bcp-11f, 0x1.4d2864p-14f};
+// erf(x / sqrt 2) / x in x^2, x in [0, 0.9 sqrt 2]
+inline constexpr float kGeluSmall[] = {0x1.988454p-1f, -0x1.1058b6p-3f, 0x1.46eb9ep-6f, -0x1.396dfcp-9f,
+                                       0x1.062516p-12f, -0x1.e4cf38p-16f, 0x1.a5f6ccp-19f};
+// Q(u) = log(erfc(z) e^(z^2) / t) + ln 2 in u, z in [0.3, 11]
+inline constexpr float kErfcTail[] = {0x1.2f5e0cp-2f, 0x1.f8b0dap-2f, -0x1.420fdp-4f, -0x1.25559ap-5f,
+                                      0x1.57000cp-6f, 0x1.06f498p-10f, -0x1.72a1eap-8f, 0x1.37fef4p-9f,
+                                      0x1.f59f6ap-12f, -0x1.64b492p-10f, 0x1.8c21d2p-12f, 0x1.ee79f6p-12f};
+// (e^r - 1 - r) / r^2, |r| <= ln 2 / 2
+inline constexpr float kExpPoly[] = {0x1.fffffcp-2f, 0x1.555492p-3f, 0x1.5558bcp-5f, 0x1.1239c6p-7f,
+                                     0x1.6a4154p-10f};
+
+/// erfc(k a) for a in [0.3 / k, 11 / k], where sq = k^2 (1 or 1/2, so z^2 = sq a^2 exactly) and
+/// pk = k / sqrt 2 (p z = pk a). Gelu (results down to 0) scales by 2^n in two steps, so that
+/// results under 2^-126 round once; erf (a <= 4) returns 1 - erfc with one rounding.
+template <bool Gelu> inline VF erfc_tail(VF a, float sq, float pk) {
+  // -z^2 = nh + nl with nh exact: a's leading 12 bits (ah) squared.
+  const VF ah(vecimpl::bit_and(a.v, VF(std::bit_cast<float>(0xfffff000u)).v)), al = a - ah;
+  const VF nh = ah * (ah * -sq);
+  // t = 1 / d, d = 1 + p z (d_lo: what rounding d lost); 1 / (d + d_lo) = t (1 + delta0), and since
+  // dQ/du is about 1/2, evaluating Q at the rounded u = 2t - 1 is made good by delta0 t more.
+  const VF pz = a * pk, d = fma(a, pk, 1.0f);
+  const VF d_lo = min_v(pz, 1.0f) - (d - max_v(pz, 1.0f));
+  const VF t = VF(1.0f) / d, u = fma(t, 2.0f, -1.0f);
+  const VF delta0 = fma(-t, d_lo, fma(-t, d, 1.0f));
+  const VF rest = fma(al * -sq, (ah + ah) + al, fma(delta0, t, delta0));  // nl + delta
+  // nh + rest + Q(u) = n ln 2 + r, r = (A + Q0) + B: A = nh - n ln2_hi is exact (ln2_hi has 16
+  // bits, nh's last bit is no finer than ln2_hi's where n is large), A + Q0 nearly so.
+  const VF R = horner<1>(u, kErfcTail);  // (Q(u) - Q0) / u
+  const VF n = fma(fma(u, R, nh) + kErfcTail[0], 1.44269504f, 12582912.0f) - 12582912.0f;
+  const VF A = fma(n, -0x1.62e4p-1f, nh);
+  const VF B = fma(u, R, fma(n, -0x1.7f7d1cp-20f, rest));
+  const VF r = (A + kErfcTail[0]) + B;
+  const VF te = fma(t, fma(r * r, horner(r, kExpPoly), r), t);  // t e^r, rounded once
+  const VF m = n - 1.0f;                                         // the ln 2 in Q
+  if constexpr (Gelu) {
+    const VF m1 = max_v(m, -126.0f);
+    return (te * VF(vecimpl::pow2i(m1.v))) * VF(vecimpl::pow2i((m - m1).v));
+  } else {
+    return fma(-te, VF(vecimpl::pow2i(m.v)), 1.0f);
+  }
+}
+}  // namespace erf_detail
+
+inline VF erf(VF x) {  // Note [Own float erf]
+  using namespace erf_detail;
+  const VF ax = abs(x);
+  const VF near0 = fma(x, horner(x * x, kErfSmall), x);
+  const VF c = erfc_tail<false>(min_v(ax, 4.0f), 1.0f, 0.70710678f);  // erf(4) rounds to 1
+  return select_gt(ax, 0.9f, select_gt(x, 0.0f, c, -c), near0);
+}
+inline VD erf(VD a) { return vecimpl::apply1(EMBER_SLEEF_D(erf), a.v); }
+
+/// 0.5 x (1 + erf(x / sqrt 2)); below x = -0.4 sqrt 2 as 0.5 x erfc(|x| / sqrt 2). Note [Own float erf]
+inline VF gelu_erf(VF x) {
+  using namespace erf_detail;
+  const VF h = x * 0.5f;
+  const VF near0 = fma(h, x * horner(x * x, kGeluSmall), h);
+  const VF e = erfc_tail<true>(min_v(abs(x), 15.5f), 0.5f, 0.5f);  // 0 from |x| = 14.5 on
+  const VF pos = x * fma(e, -0.5f, 1.0f), neg = h * e;
+  // near0 is +0 for x = -0 (h + h e adds a +0 product), so ±0 (and NaN) pass through as they are.
+  const VF mid = select_gt(abs(x), 0.0f, near0, x);
+  return select_gt(-x, 0.56568542f, neg, select_gt(x, 1.27279221f, pos, mid));
+}
+inline VD gelu_erf(VD x) { return 0.5 * x * (1.0 + erf(x * 0.7071067811865476)); }
 
 // Storage types to and from their compute type: float and double load and store as they are;
 // Half and BFloat16 widen to float exactly and narrow with c10's rounding (Half.h: nearest-even,
