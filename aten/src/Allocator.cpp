@@ -6,9 +6,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
+#include <map>
+#include <mutex>
 
 namespace c10 {
 namespace {
@@ -28,23 +27,85 @@ void cpu_free(void* p) { std::free(p); }
 constexpr size_t kSmallBlock = 512;
 constexpr size_t kMallocAlignment = alignof(std::max_align_t);
 
-// Note [Huge pages for large CPU blocks]
-// A large fresh output (64 MiB for a 16M-float add) is mapped by glibc on allocation and unmapped
-// on free, so every op writing one takes a page fault per 4 KiB page: 16k faults, each clearing
-// its page, which cost as much as the op's own memory traffic (a standalone loop of allocate,
-// a + 1 into it, free: 33-40 ms a round with 4 KiB pages, 22-24 ms with 2 MiB ones). Blocks of
-// kHugeBlock bytes or more are therefore 2 MiB aligned, rounded up to whole 2 MiB pages (at most
-// a third more than asked), and advised MADV_HUGEPAGE, which Linux honours when transparent huge
-// pages are "always" or "madvise" (the common default). EMBER_CPU_HUGE_PAGES=0 turns it off.
-constexpr size_t kHugePage = size_t{2} << 20;
-constexpr size_t kHugeBlock = size_t{4} << 20;
+// Note [Large CPU block cache]
+// A large block is mapped by glibc on allocation and unmapped on free (above its mmap threshold,
+// and always above 32 MiB), so every op writing a fresh large output takes a page fault per
+// 4 KiB page, each clearing its page: for a 16M-float add (a 64 MiB output) that cost as much as
+// the op's own memory traffic. Blocks of kLargeBlock bytes or more therefore go, when their last
+// reference goes, to a cache of free blocks that the next large allocation of about the same size
+// (up to 1/8 larger) takes instead of mapping fresh pages. The cache is bounded (256 MiB, or
+// EMBER_CPU_CACHE_MB; 0 turns it off): a block that would pass the bound is returned to the system
+// at once. Each block carries its capacity in a 64-byte header before the data.
+// Transparent huge pages (MADV_HUGEPAGE) were tried too: faster in steady state, but where memory
+// is fragmented the first faults of a process stalled in compaction (a 64 MiB output took 180-440
+// ms once), so they are not used. Sanitizer builds keep plain malloc/free so that a use after free
+// is still caught.
+constexpr size_t kLargeBlock = size_t{4} << 20;
+constexpr size_t kLargeGranule = size_t{64} << 10;
 
-bool huge_pages_enabled() {
-  static const bool on = [] {
-    const char* e = std::getenv("EMBER_CPU_HUGE_PAGES");
-    return !(e && e[0] == '0' && e[1] == '\0');
-  }();
-  return on;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define EMBER_CPU_BLOCK_CACHE 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define EMBER_CPU_BLOCK_CACHE 0
+#endif
+#endif
+#ifndef EMBER_CPU_BLOCK_CACHE
+#define EMBER_CPU_BLOCK_CACHE 1
+#endif
+
+struct LargeHeader {
+  size_t capacity;  // usable bytes after the header
+};
+static_assert(sizeof(LargeHeader) <= kAlignment);
+
+class LargeBlockCache {
+ public:
+  static LargeBlockCache& get() {
+    // Never destroyed: tensors freed by static destructors after this one would otherwise find
+    // it gone. What it holds at exit goes back with the process.
+    static LargeBlockCache* c = new LargeBlockCache();
+    return *c;
+  }
+  /// A cached block whose capacity is in [n, n + n / 8], or null.
+  void* take(size_t n) {
+    if (limit_ == 0) return nullptr;
+    std::lock_guard<std::mutex> g(mu_);
+    auto it = free_.lower_bound(n);
+    if (it == free_.end() || it->first > n + n / 8) return nullptr;
+    void* base = it->second;
+    cached_ -= it->first;
+    free_.erase(it);
+    return base;
+  }
+  /// Keeps a free block when it fits under the bound; false when the caller must free it.
+  bool give(void* base, size_t capacity) {
+    if (limit_ == 0) return false;
+    std::lock_guard<std::mutex> g(mu_);
+    if (cached_ + capacity > limit_) return false;
+    free_.emplace(capacity, base);
+    cached_ += capacity;
+    return true;
+  }
+
+ private:
+  LargeBlockCache() {
+    const char* e = std::getenv("EMBER_CPU_CACHE_MB");
+    if (e && *e) {
+      char* end = nullptr;
+      const unsigned long long mb = std::strtoull(e, &end, 10);
+      if (end && *end == '\0') limit_ = static_cast<size_t>(mb) << 20;
+    }
+  }
+  std::mutex mu_;
+  std::multimap<size_t, void*> free_;  // capacity -> block base
+  size_t cached_ = 0;
+  size_t limit_ = size_t{256} << 20;
+};
+
+void large_free(void* base) {
+  const size_t capacity = static_cast<const LargeHeader*>(base)->capacity;
+  if (!LargeBlockCache::get().give(base, capacity)) std::free(base);
 }
 
 struct CPUAllocator final : Allocator {
@@ -56,13 +117,16 @@ struct CPUAllocator final : Allocator {
       const auto a = (reinterpret_cast<std::uintptr_t>(raw) + kAlignment - 1) & ~std::uintptr_t{kAlignment - 1};
       return DataPtr(reinterpret_cast<void*>(a), raw, &cpu_free, Device(DeviceType::CPU));
     }
-#if defined(__linux__)
-    if (nbytes >= kHugeBlock && huge_pages_enabled()) {  // Note [Huge pages for large CPU blocks]
-      const size_t n = (nbytes + kHugePage - 1) & ~(kHugePage - 1);
-      void* p = std::aligned_alloc(kHugePage, n);
-      EMBER_CHECK(p != nullptr, "[CPUAllocator] out of memory: failed to allocate ", nbytes, " bytes");
-      (void)madvise(p, n, MADV_HUGEPAGE);  // advice only: where THP is off this changes nothing
-      return DataPtr(p, p, &cpu_free, Device(DeviceType::CPU));
+#if EMBER_CPU_BLOCK_CACHE
+    if (nbytes >= kLargeBlock) {  // Note [Large CPU block cache]
+      void* base = LargeBlockCache::get().take(nbytes);
+      if (!base) {
+        const size_t capacity = (nbytes + kLargeGranule - 1) & ~(kLargeGranule - 1);
+        base = std::aligned_alloc(kAlignment, capacity + kAlignment);
+        EMBER_CHECK(base != nullptr, "[CPUAllocator] out of memory: failed to allocate ", nbytes, " bytes");
+        static_cast<LargeHeader*>(base)->capacity = capacity;
+      }
+      return DataPtr(static_cast<char*>(base) + kAlignment, base, &large_free, Device(DeviceType::CPU));
     }
 #endif
     // aligned_alloc needs a size that is a multiple of the alignment.

@@ -81,14 +81,21 @@ TEST_CASE("CPU allocations are 64-byte aligned", "[tensor]") {
     CHECK((b[0] == ((i + 1) & 0xff) && b[i] == ((i + 1) & 0xff)));
   }
   CHECK(!c10::GetCPUAllocator()->allocate(0));
-  // Large blocks (Note [Huge pages for large CPU blocks]): aligned, and usable to the last byte.
-  for (size_t n : {(size_t{4} << 20) - 1, size_t{4} << 20, (size_t{5} << 20) + 3}) {
-    c10::DataPtr p = c10::GetCPUAllocator()->allocate(n);
-    REQUIRE(p.get() != nullptr);
-    CHECK(reinterpret_cast<uintptr_t>(p.get()) % 64 == 0);
-    std::memset(p.get(), 0x5a, n);
-    CHECK(static_cast<const unsigned char*>(p.get())[n - 1] == 0x5a);
+  // Large blocks (Note [Large CPU block cache]): aligned, usable to the last byte, also when taken
+  // from the cache for a smaller request, and never handed out twice.
+  std::vector<c10::DataPtr> big;
+  for (size_t n : {(size_t{4} << 20) - 1, size_t{4} << 20, (size_t{5} << 20) + 3, size_t{5} << 20, (size_t{4} << 20) + 1}) {
+    for (int round = 0; round < 2; ++round) {  // the second round may reuse the first's block
+      c10::DataPtr p = c10::GetCPUAllocator()->allocate(n);
+      REQUIRE(p.get() != nullptr);
+      CHECK(reinterpret_cast<uintptr_t>(p.get()) % 64 == 0);
+      std::memset(p.get(), 0x5a, n);
+      CHECK(static_cast<const unsigned char*>(p.get())[n - 1] == 0x5a);
+      if (round == 1) big.push_back(std::move(p));
+    }
   }
+  for (size_t i = 0; i < big.size(); ++i)
+    for (size_t j = i + 1; j < big.size(); ++j) CHECK(big[i].get() != big[j].get());
 }
 
 TEST_CASE("views share storage and strides", "[tensor][view]") {
