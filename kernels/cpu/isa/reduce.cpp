@@ -13,8 +13,12 @@
 //     reads the input in memory order.
 // Anything else walks the reduced elements as strided runs. Parallelism is over outputs, or over
 // the reduced range (per-thread partial accumulators merged in order) when there are too few
-// outputs to keep the threads busy. Float sums accumulate in double.
+// outputs to keep the threads busy. The ops' contiguous loops are vector code (Vec.h): float,
+// Half and BFloat16 sums as blocked float trees into double partials (Note [Float sums]), double
+// and integer sums in 32 partials the compiler vectorises, max/min with indices in two vector
+// passes (ArgOp::run); the "outer" loop's rows vectorise per op (step_row).
 #include <ATen/native/cpu/ReduceKernels.h>
+#include <ATen/native/cpu/Vec.h>
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/native/ReduceUtils.h>
 #include <ATen/Parallel.h>
@@ -123,6 +127,11 @@ struct OpBase {
     const D& d = static_cast<const D&>(*this);
     for (int64_t i = 0; i < n; ++i) d.step(a, p[i * s], r + i);
   }
+  // a[j] (op)= row[j] for j < jn: one reduced element into a block of contiguous outputs.
+  void step_row(acc_t* a, const in_t* row, int64_t jn, int64_t r) const {
+    const D& d = static_cast<const D&>(*this);
+    for (int64_t j = 0; j < jn; ++j) d.step(a[j], row[j], r);
+  }
 };
 
 template <typename Op>
@@ -159,10 +168,7 @@ void reduce_run(const Geom& g, const Tensor& input, const Op& op) {
       const in_t* base = data + kept_offset(g, o, nko) + j0;
       for (int64_t j = 0; j < jn; ++j) a[j] = op.init();
       for_runs(g, base, r0, r1, [&](const in_t* p, int64_t len, int64_t st, int64_t r) {
-        for (int64_t i = 0; i < len; ++i) {
-          const in_t* row = p + i * st;
-          for (int64_t j = 0; j < jn; ++j) op.step(a[j], row[j], r + i);
-        }
+        for (int64_t i = 0; i < len; ++i) op.step_row(a, p + i * st, jn, r + i);
       });
     };
     auto write_block = [&](int64_t t, const acc_t* a) {
@@ -225,8 +231,113 @@ void reduce_run(const Geom& g, const Tensor& input, const Op& op) {
 }
 
 // ---------------------------------------------------------------- ops
+// Sum of a contiguous run in 32 partial sums (lane k takes elements k, k + 32, ...; the rest go to
+// lane 0) added up as a tree: a fixed order, so the same bits at every level. The compiler
+// vectorises it (four AVX-512 / eight AVX2 registers); used for double and integer inputs (exact
+// modular arithmetic in uint64 for the latter) and for float runs that overflow their float blocks.
+template <typename acc_t, typename in_t>
+acc_t partial_sum(const in_t* p, int64_t n) {
+  constexpr int K = 32;
+  acc_t s[K] = {};
+  int64_t i = 0;
+  for (; i + K <= n; i += K)
+    for (int k = 0; k < K; ++k) s[k] += to_acc<acc_t>(p[i + k]);
+  for (; i < n; ++i) s[0] += to_acc<acc_t>(p[i]);
+  for (int w = K / 2; w >= 1; w /= 2)
+    for (int k = 0; k < w; ++k) s[k] += s[k + w];
+  return s[0];
+}
+
+// Note [Float sums]: a contiguous float (Half, BFloat16) run is cut into blocks of 16 rows of 16
+// logical lanes (256 elements). Per lane, a block's 16 values are added as a float pairwise tree,
+// ((r0 + r1) + (r2 + r3)) + ..., and the tree's result is widened and added to that lane's double
+// partial sum; the last n % 256 elements go straight into the double partials (16 at a time, then
+// lane 0), and the 16 partials are added up as a tree. The lanes are logical: a level holds them
+// in 1 (AVX-512), 2 (AVX2) or 4 (SSE2) vectors, and the order of every addition is the same, so
+// every level gives the same bits.
+// Why not double throughout: widening every element costs two conversions per vector (vcvtps2pd is
+// port-5 bound), which held a 1-thread sum over 64 MB to ~85% of the memory bandwidth; the
+// blocked float tree converts once per 16 vectors and runs at the speed of a plain float sum.
+// Accuracy: each element goes through at most 4 float roundings (log2 16) before it reaches double,
+// so the error is below ~4 u_float * sum|x| plus the double part's (n / 256) u_double * sum|x|:
+// at least as good as a float pairwise or cascade sum (log2(n) u_float * sum|x|) for every n, and
+// runs shorter than 256 sum in double only. A float tree can overflow where the double sum would
+// not (1e38 + 1e38 - 1e38 - 1e38): when any block's tree is inf or NaN, the whole run is summed
+// again in double (partial_sum), which also gives inf and NaN inputs their double-sum result.
+constexpr int64_t kSumLanes = 16, kSumBlock = 16 * kSumLanes;
+
+template <typename in_t>
+inline ember::pw::VF block_tree(const in_t* p) {
+  using ember::pw::load_opmath;
+  const auto r = [p](int k) { return load_opmath(p + k * kSumLanes); };
+  const ember::pw::VF a = (r(0) + r(1)) + (r(2) + r(3)), b = (r(4) + r(5)) + (r(6) + r(7));
+  const ember::pw::VF c = (r(8) + r(9)) + (r(10) + r(11)), d = (r(12) + r(13)) + (r(14) + r(15));
+  return (a + b) + (c + d);
+}
+
+// The float lanes of v as two double vectors, the low half first. (Vec.h has no float -> double
+// conversion; this is the per-level code for the one place that needs it.)
+inline void widen(ember::pw::VF v, ember::pw::VD& lo, ember::pw::VD& hi) {
+  static_assert(2 * ember::pw::VD::size == ember::pw::VF::size, "a float vector widens to two double vectors");
+#if defined(EMBER_VEC_AVX512)
+  lo = _mm512_cvtps_pd(_mm512_castps512_ps256(v.v));
+  hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v.v), 1)));
+#elif defined(EMBER_VEC_AVX2)
+  lo = _mm256_cvtps_pd(_mm256_castps256_ps128(v.v));
+  hi = _mm256_cvtps_pd(_mm256_extractf128_ps(v.v, 1));
+#elif defined(EMBER_VEC_SSE2)
+  lo = _mm_cvtps_pd(v.v);
+  hi = _mm_cvtps_pd(_mm_movehl_ps(v.v, v.v));
+#else
+  alignas(64) float f[ember::pw::VF::size];
+  alignas(64) double d[ember::pw::VF::size];
+  v.store(f);
+  for (int l = 0; l < ember::pw::VF::size; ++l) d[l] = f[l];
+  lo = ember::pw::VD::load(d);
+  hi = ember::pw::VD::load(d + ember::pw::VD::size);
+#endif
+}
+
+template <typename in_t>
+double float_sum(const in_t* p, int64_t n) {  // Note [Float sums]
+  using ember::pw::VD;
+  using ember::pw::VF;
+  constexpr int W = VF::size, C = kSumLanes / W;
+  static_assert(kSumLanes % W == 0, "the logical lanes fill whole vectors");
+  alignas(64) double d[kSumLanes] = {};
+  int64_t i = 0;
+  if (n >= kSumBlock) {
+    VD acc[2 * C];
+    for (auto& x : acc) x = VD(0.0);
+    VF poison(0.0f);  // a lane turns NaN once a block's tree was inf or NaN there
+    for (; i + kSumBlock <= n; i += kSumBlock) {
+      for (int c = 0; c < C; ++c) {
+        const VF s = block_tree(p + i + c * W);
+        poison = poison + (s - s);
+        VD lo, hi;
+        widen(s, lo, hi);
+        acc[2 * c] = acc[2 * c] + lo;
+        acc[2 * c + 1] = acc[2 * c + 1] + hi;
+      }
+    }
+    alignas(64) float pz[W];
+    poison.store(pz);
+    bool bad = false;
+    for (int l = 0; l < W; ++l) bad |= pz[l] != pz[l];
+    if (bad) return partial_sum<double>(p, n);
+    for (int k = 0; k < 2 * C; ++k) acc[k].store(d + k * VD::size);
+  }
+  for (; i + kSumLanes <= n; i += kSumLanes)
+    for (int l = 0; l < kSumLanes; ++l) d[l] += to_acc<double>(p[i + l]);
+  for (; i < n; ++i) d[0] += to_acc<double>(p[i]);
+  for (int w = kSumLanes / 2; w >= 1; w /= 2)
+    for (int l = 0; l < w; ++l) d[l] += d[l + w];
+  return d[0];
+}
+
 template <typename in_t, typename acc_t, typename out_t>
 struct SumOp : OpBase<SumOp<in_t, acc_t, out_t>, in_t, acc_t> {
+  static constexpr bool kFloatBlocks = kIsFloat<in_t> && !std::is_same_v<in_t, double>;
   out_t* out;
   explicit SumOp(out_t* o) : out(o) {}
   acc_t init() const { return acc_t(0); }
@@ -234,18 +345,24 @@ struct SumOp : OpBase<SumOp<in_t, acc_t, out_t>, in_t, acc_t> {
   void merge(acc_t& a, const acc_t& b) const { a += b; }
   void write(int64_t m, const acc_t& a) const { out[m] = from_acc<out_t>(a); }
   void run(acc_t& a, const in_t* p, int64_t n, int64_t) const {
-    // 32 independent partial sums: vectorisable without reassociating one long chain, and enough
-    // independent vector adds (four AVX-512 / eight AVX2 registers of doubles) to hide the add's
-    // latency. The order is fixed, so the result does not depend on the level's vector width.
-    constexpr int K = 32;
-    acc_t s[K] = {};
-    int64_t i = 0;
-    for (; i + K <= n; i += K)
-      for (int k = 0; k < K; ++k) s[k] += to_acc<acc_t>(p[i + k]);
-    for (; i < n; ++i) s[0] += to_acc<acc_t>(p[i]);
-    for (int w = K / 2; w >= 1; w /= 2)
-      for (int k = 0; k < w; ++k) s[k] += s[k + w];
-    a += s[0];
+    if constexpr (kFloatBlocks) a += float_sum(p, n);
+    else a += partial_sum<acc_t>(p, n);
+  }
+  // "outer" loop: Half and BFloat16 rows widen a vector at a time (c10's scalar conversion does
+  // not vectorise); the sums stay one double chain per output.
+  void step_row(acc_t* a, const in_t* row, int64_t jn, int64_t r) const {
+    if constexpr (std::is_same_v<in_t, c10::Half> || std::is_same_v<in_t, c10::BFloat16>) {
+      constexpr int W = ember::pw::VF::size;
+      int64_t j = 0;
+      for (; j + W <= jn; j += W) {
+        alignas(64) float t[W];
+        ember::pw::load_opmath(row + j).store(t);
+        for (int l = 0; l < W; ++l) a[j + l] += static_cast<double>(t[l]);
+      }
+      for (; j < jn; ++j) a[j] += to_acc<acc_t>(row[j]);
+    } else {
+      OpBase<SumOp, in_t, acc_t>::step_row(a, row, jn, r);
+    }
   }
 };
 
@@ -281,6 +398,49 @@ struct ExtremeOp : OpBase<ExtremeOp<in_t, IsMax>, in_t, c10::opmath_t<in_t>> {
   void write(int64_t m, const acc_t& a) const { out[m] = from_acc<in_t>(a); }
 };
 
+// Index of the first element of p[0, n) equal to m (the first NaN when m is NaN); n if none.
+template <typename T>
+int64_t find_first(const T* p, int64_t n, T m) {
+  const bool nan = std::isnan(m);
+  int64_t i = 0;
+#if defined(EMBER_VEC_AVX512)
+  if constexpr (std::is_same_v<T, float>) {
+    const __m512 vm = _mm512_set1_ps(m);
+    for (; i + 16 <= n; i += 16) {
+      const __m512 v = _mm512_loadu_ps(p + i);
+      const __mmask16 k = nan ? _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) : _mm512_cmp_ps_mask(v, vm, _CMP_EQ_OQ);
+      if (k) return i + __builtin_ctz(k);
+    }
+  } else {
+    const __m512d vm = _mm512_set1_pd(m);
+    for (; i + 8 <= n; i += 8) {
+      const __m512d v = _mm512_loadu_pd(p + i);
+      const __mmask8 k = nan ? _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q) : _mm512_cmp_pd_mask(v, vm, _CMP_EQ_OQ);
+      if (k) return i + __builtin_ctz(k);
+    }
+  }
+#elif defined(EMBER_VEC_AVX2)
+  if constexpr (std::is_same_v<T, float>) {
+    const __m256 vm = _mm256_set1_ps(m);
+    for (; i + 8 <= n; i += 8) {
+      const __m256 v = _mm256_loadu_ps(p + i);
+      const int k = _mm256_movemask_ps(nan ? _mm256_cmp_ps(v, v, _CMP_UNORD_Q) : _mm256_cmp_ps(v, vm, _CMP_EQ_OQ));
+      if (k) return i + __builtin_ctz(k);
+    }
+  } else {
+    const __m256d vm = _mm256_set1_pd(m);
+    for (; i + 4 <= n; i += 4) {
+      const __m256d v = _mm256_loadu_pd(p + i);
+      const int k = _mm256_movemask_pd(nan ? _mm256_cmp_pd(v, v, _CMP_UNORD_Q) : _mm256_cmp_pd(v, vm, _CMP_EQ_OQ));
+      if (k) return i + __builtin_ctz(k);
+    }
+  }
+#endif
+  for (; i < n; ++i)
+    if (nan ? std::isnan(p[i]) : p[i] == m) return i;
+  return n;
+}
+
 // max/min with the index of the first extreme element (the first NaN if any).
 template <typename in_t, bool IsMax>
 struct ArgOp : OpBase<ArgOp<in_t, IsMax>, in_t, std::pair<c10::opmath_t<in_t>, int64_t>> {
@@ -297,6 +457,38 @@ struct ArgOp : OpBase<ArgOp<in_t, IsMax>, in_t, std::pair<c10::opmath_t<in_t>, i
   }
   void merge(acc_t& a, const acc_t& b) const {
     if (!is_nan(a.first) && (better(b.first, a.first) || is_nan(b.first))) a = b;
+  }
+  // A float/double run in two vector passes: its extreme value (NaN if any), then the first
+  // element equal to it (the first NaN). The element itself is what gets kept, so a tie between
+  // -0 and +0 keeps the first one, as step() does; merging after `a` keeps a's element on a tie.
+  void run(acc_t& a, const in_t* p, int64_t n, int64_t r) const {
+    if constexpr (std::is_same_v<in_t, float> || std::is_same_v<in_t, double>) {
+      using V = ember::pw::Vec<in_t>;
+      constexpr int64_t W = V::size;
+      if (n >= 4 * W && !is_nan(a.first)) {
+        V m0 = V::load(p), m1 = V::load(p + W), m2 = V::load(p + 2 * W), m3 = V::load(p + 3 * W);
+        const auto pick = [](V x, V y) { return IsMax ? ember::pw::max_nan(x, y) : ember::pw::min_nan(x, y); };
+        int64_t i = 4 * W;
+        for (; i + 4 * W <= n; i += 4 * W) {
+          m0 = pick(m0, V::load(p + i));
+          m1 = pick(m1, V::load(p + i + W));
+          m2 = pick(m2, V::load(p + i + 2 * W));
+          m3 = pick(m3, V::load(p + i + 3 * W));
+        }
+        for (; i + W <= n; i += W) m0 = pick(m0, V::load(p + i));
+        alignas(64) in_t lanes[W];
+        pick(pick(m0, m1), pick(m2, m3)).store(lanes);
+        in_t m = lanes[0];
+        for (int64_t k = 1; k < W; ++k)
+          if (std::isnan(lanes[k]) || (!std::isnan(m) && better(lanes[k], m))) m = lanes[k];
+        for (; i < n; ++i)
+          if (std::isnan(p[i]) || (!std::isnan(m) && better(p[i], m))) m = p[i];
+        const int64_t k = find_first(p, n, m);
+        merge(a, acc_t{static_cast<val_t>(p[k]), r + k});
+        return;
+      }
+    }
+    OpBase<ArgOp, in_t, acc_t>::run(a, p, n, r);
   }
   void write(int64_t m, const acc_t& a) const {
     if (values) values[m] = from_acc<in_t>(a.first);
