@@ -145,7 +145,23 @@ void TensorIter::build_pointwise(const PointwiseSpec& spec, Tensor* out, std::in
     }
     compute_layout(false, shape, result, name);
   } else {
-    compute_layout(true, shape, result, name);
+    // Note [Contiguous fast path]: inputs of one shape, all contiguous, make a contiguous output
+    // and a single run of numel elements — what compute_layout would find, without its per-dim
+    // stride sorting and merging (a fifth of a 1-element add's time). The inputs' element count is
+    // already known to fit.
+    bool contiguous = same;
+    for (int i = 1; i < ntensors_ && contiguous; ++i) contiguous = ops_[i]->unsafeGetTensorImpl()->is_contiguous();
+    if (!contiguous) return compute_layout(true, shape, result, name);
+    numel_ = ops_[1]->numel();
+    owned_[0] = at::make_empty(shape, result, dev);
+    ops_[0] = &owned_[0];
+    if (numel_ <= 1) {
+      ndim_ = 0;  // one element (or none): run() makes a single call with n = numel_
+      return;
+    }
+    ndim_ = 1;
+    shape_[0] = numel_;
+    for (int i = 0; i < ntensors_; ++i) strides_[i][0] = static_cast<int64_t>(ops_[i]->element_size());
   }
 }
 
