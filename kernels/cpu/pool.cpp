@@ -8,6 +8,10 @@
 #include <ATen/native/ConvUtils.h>
 #include <ATen/Parallel.h>
 #include <cmath>
+#include <cstdint>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -21,7 +25,7 @@ using conv_utils::Pool2dGeometry;
 
 template <typename T>
 bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+  if constexpr (std::is_floating_point_v<T>) return v != v;
   else return false;
 }
 
@@ -48,8 +52,111 @@ inline Taps taps(int64_t o, int64_t in, int64_t k, int64_t s, int64_t p, int64_t
   return {lo, hi};
 }
 
+// Note [2x2 max pooling fast path]
+// The 2x2 / stride 2 window without padding or dilation (every CNN's pooling; a third of the main
+// job's time went through the general loop nest, which recomputes each window's taps) has its
+// four taps inside the input whenever 2 * OH <= H and 2 * OW <= W: each output then reads two
+// pairs of neighbours, in the same row-major order and with the same rule as the general scan
+// (Note [Max pooling and NaN]), so both give the same values and indices. Starting from the first
+// tap instead of -inf changes nothing: the scan takes the first tap unless it is the lowest value,
+// and then the value is the same and the index is the first tap's too.
+template <typename T>
+bool max_pool_2x2_fast(const MaxPoolGeometry& g, const T* x, T* y, int64_t* ind) {
+  if (g.in[0] != 1 || g.k[0] != 1 || g.k[1] != 2 || g.k[2] != 2 || g.s[1] != 2 || g.s[2] != 2 || g.p[1] != 0 ||
+      g.p[2] != 0 || g.d[1] != 1 || g.d[2] != 1 || 2 * g.out[1] > g.in[1] || 2 * g.out[2] > g.in[2] ||
+      g.in[1] * g.in[2] > std::numeric_limits<int32_t>::max())
+    return false;
+  const int64_t H = g.in[1], W = g.in[2], OH = g.out[1], OW = g.out[2];
+  const int64_t grain = at::internal::grain_for_tasks(g.planes * g.out_plane() * 4, g.planes);
+  at::parallel_for(0, g.planes, grain, [=](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      const T* xp = x + p * H * W;
+      T* yp = y + p * OH * OW;
+      int64_t* ip = ind + p * OH * OW;
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        const int64_t r0 = 2 * oh * W, r1 = r0 + W;
+        T* yr = yp + oh * OW;
+        int64_t* ir = ip + oh * OW;
+        int64_t ow = 0;
+#if defined(__SSE2__)
+        if constexpr (std::is_same_v<T, float>) {
+          // Four outputs at a time with SSE2 (the x86-64 baseline): the even and odd taps of two
+          // rows, compared and selected lane by lane exactly as the scalar loop below does.
+          // Positions in int32 lanes: a plane's H * W fits (checked by the caller).
+          const __m128i lane = _mm_setr_epi32(0, 2, 4, 6), one = _mm_set1_epi32(1);
+          const __m128i wv = _mm_set1_epi32(static_cast<int32_t>(W)), zero = _mm_setzero_si128();
+          // Four windows whose rows start at ra and rb (W floats apart in the input), the first
+          // at input position `pos`.
+          auto four = [&](const float* ra, const float* rb, int64_t pos, __m128& best, __m128i& at) {
+            const __m128 a0 = _mm_loadu_ps(ra), a1 = _mm_loadu_ps(ra + 4);
+            const __m128 b0 = _mm_loadu_ps(rb), b1 = _mm_loadu_ps(rb + 4);
+            const __m128 v0 = _mm_shuffle_ps(a0, a1, _MM_SHUFFLE(2, 0, 2, 0));
+            const __m128 v1 = _mm_shuffle_ps(a0, a1, _MM_SHUFFLE(3, 1, 3, 1));
+            const __m128 v2 = _mm_shuffle_ps(b0, b1, _MM_SHUFFLE(2, 0, 2, 0));
+            const __m128 v3 = _mm_shuffle_ps(b0, b1, _MM_SHUFFLE(3, 1, 3, 1));
+            const __m128i i0 = _mm_add_epi32(_mm_set1_epi32(static_cast<int32_t>(pos)), lane);
+            const __m128i i1 = _mm_add_epi32(i0, one), i2 = _mm_add_epi32(i0, wv), i3 = _mm_add_epi32(i2, one);
+            best = v0;
+            at = i0;
+            auto take = [&](__m128 v, __m128i i) {
+              const __m128 m = _mm_or_ps(_mm_cmpgt_ps(v, best), _mm_cmpunord_ps(v, v));
+              best = _mm_or_ps(_mm_and_ps(m, v), _mm_andnot_ps(m, best));
+              const __m128i mi = _mm_castps_si128(m);
+              at = _mm_or_si128(_mm_and_si128(mi, i), _mm_andnot_si128(mi, at));
+            };
+            take(v1, i1);
+            take(v2, i2);
+            take(v3, i3);
+          };
+          __m128 best;
+          __m128i at;
+          for (; ow + 4 <= OW; ow += 4) {
+            four(xp + r0 + 2 * ow, xp + r1 + 2 * ow, r0 + 2 * ow, best, at);
+            _mm_storeu_ps(yr + ow, best);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(ir + ow), _mm_unpacklo_epi32(at, zero));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(ir + ow + 2), _mm_unpackhi_epi32(at, zero));
+          }
+          if (ow < OW) {  // the last 1-3 windows, through zero-padded copies of their taps
+            const int64_t n = OW - ow;
+            alignas(16) float ta[8] = {}, tb[8] = {}, yv[4];
+            alignas(16) int32_t iv[4];
+            for (int64_t j = 0; j < 2 * n; ++j) ta[j] = xp[r0 + 2 * ow + j], tb[j] = xp[r1 + 2 * ow + j];
+            four(ta, tb, r0 + 2 * ow, best, at);
+            _mm_store_ps(yv, best);
+            _mm_store_si128(reinterpret_cast<__m128i*>(iv), at);
+            for (int64_t j = 0; j < n; ++j) yr[ow + j] = yv[j], ir[ow + j] = iv[j];
+            ow = OW;
+          }
+        }
+#endif
+        for (; ow < OW; ++ow) {
+          const int64_t c = 2 * ow;
+          T best = xp[r0 + c];
+          int64_t at = r0 + c;
+          const T v1 = xp[r0 + c + 1], v2 = xp[r1 + c], v3 = xp[r1 + c + 1];
+          // Selects, not branches: on real data the winner is a coin toss, and mispredicted
+          // branches made this loop cost 18 ns per output.
+          const bool t1 = (v1 > best) | is_nan(v1);
+          best = t1 ? v1 : best;
+          at = t1 ? r0 + c + 1 : at;
+          const bool t2 = (v2 > best) | is_nan(v2);
+          best = t2 ? v2 : best;
+          at = t2 ? r1 + c : at;
+          const bool t3 = (v3 > best) | is_nan(v3);
+          best = t3 ? v3 : best;
+          at = t3 ? r1 + c + 1 : at;
+          yr[ow] = best;
+          ir[ow] = at;
+        }
+      }
+    }
+  });
+  return true;
+}
+
 template <typename T>
 void max_pool_forward(const MaxPoolGeometry& g, const T* x, T* y, int64_t* ind) {
+  if (max_pool_2x2_fast(g, x, y, ind)) return;  // Note [2x2 max pooling fast path]
   const int64_t OD = g.out[0], OH = g.out[1], OW = g.out[2];
   const int64_t H = g.in[1], W = g.in[2];
   const int64_t window = g.k[0] * g.k[1] * g.k[2];

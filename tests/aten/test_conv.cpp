@@ -201,6 +201,72 @@ TEST_CASE("max_pool2d: NaN is the window's maximum, -inf windows keep their firs
   CHECK(torch::max_pool2d(x, {2, 2}).isnan().sum().item<int64_t>() == 2);
 }
 
+namespace pool_ref {
+// Row-major scan of each 2-D window written out for the test: a tap replaces the running maximum
+// when it is greater or NaN (libtorch's rule); the first tap in range starts the scan.
+void max_pool2d(const std::vector<double>& x, int64_t planes, int64_t H, int64_t W, int64_t k, int64_t s, int64_t OH,
+                int64_t OW, std::vector<double>& v, std::vector<int64_t>& idx) {
+  v.assign(static_cast<size_t>(planes * OH * OW), 0);
+  idx.assign(v.size(), -1);
+  for (int64_t p = 0; p < planes; ++p)
+    for (int64_t oh = 0; oh < OH; ++oh)
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        bool any = false;
+        double best = 0;
+        int64_t at = -1;
+        for (int64_t h = oh * s; h < std::min(oh * s + k, H); ++h)
+          for (int64_t w = ow * s; w < std::min(ow * s + k, W); ++w) {
+            const double e = x[static_cast<size_t>((p * H + h) * W + w)];
+            if (!any || e > best || std::isnan(e)) best = e, at = h * W + w, any = true;
+          }
+        v[static_cast<size_t>((p * OH + oh) * OW + ow)] = best;
+        idx[static_cast<size_t>((p * OH + oh) * OW + ow)] = at;
+      }
+}
+}  // namespace pool_ref
+
+TEST_CASE("max_pool2d 2x2 (fast path) and 3x3 windows against a reference scan, with ties, NaN and -inf", "[pool]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  struct Case { int64_t N, C, H, W, k, s; bool ceil; };
+  for (const Case& c : {Case{2, 3, 8, 8, 2, 2, false}, Case{1, 2, 7, 9, 2, 2, false}, Case{1, 2, 7, 9, 2, 2, true},
+                        Case{3, 1, 2, 2, 2, 2, false}, Case{1, 3, 14, 15, 2, 2, false}, Case{1, 1, 9, 7, 3, 2, false}, Case{2, 2, 6, 6, 2, 1, false}}) {
+    const int64_t planes = c.N * c.C;
+    std::vector<double> x(static_cast<size_t>(planes * c.H * c.W));
+    for (size_t i = 0; i < x.size(); ++i) {
+      const uint64_t h = (i * 2654435761u) % 97;
+      x[i] = h < 3 ? nan : h < 8 ? -inf : h < 10 ? inf : static_cast<double>(h % 5);  // many ties
+    }
+    const int64_t OH = c.ceil ? (c.H - c.k + c.s - 1) / c.s + 1 : (c.H - c.k) / c.s + 1;
+    const int64_t OW = c.ceil ? (c.W - c.k + c.s - 1) / c.s + 1 : (c.W - c.k) / c.s + 1;
+    std::vector<double> rv;
+    std::vector<int64_t> ri;
+    pool_ref::max_pool2d(x, planes, c.H, c.W, c.k, c.s, OH, OW, rv, ri);
+    for (auto dt : {at::kFloat, at::kDouble, at::kLong}) {
+      if (dt == at::kLong) {  // integers: no NaN or inf
+        for (double& e : x) if (!std::isfinite(e)) e = -3;
+        pool_ref::max_pool2d(x, planes, c.H, c.W, c.k, c.s, OH, OW, rv, ri);
+      }
+      at::Tensor in = torch::tensor(x, torch::kFloat64).view({c.N, c.C, c.H, c.W}).to(dt);
+      // Also a non-contiguous input with the same values.
+      for (bool strided : {false, true}) {
+        at::Tensor t = strided ? in.transpose(2, 3).contiguous().transpose(2, 3) : in;
+        auto [v, i] = torch::max_pool2d_with_indices(t, {c.k, c.k}, {c.s, c.s}, 0, 1, c.ceil);
+        REQUIRE(v.sizes() == at::IntArrayRef({c.N, c.C, OH, OW}));
+        at::Tensor vd = v.to(at::kDouble).contiguous(), id = i.contiguous();
+        bool ok = true;
+        for (size_t o = 0; o < rv.size() && ok; ++o) {
+          const double got = vd.data_ptr<double>()[o];
+          ok = (std::isnan(rv[o]) ? std::isnan(got) : got == rv[o]) && id.data_ptr<int64_t>()[o] == ri[o];
+          if (!ok) INFO("output " << o << ": " << got << " at " << id.data_ptr<int64_t>()[o] << ", expected " << rv[o] << " at " << ri[o]);
+        }
+        INFO(c.N << "x" << c.C << "x" << c.H << "x" << c.W << " k" << c.k << " s" << c.s << (c.ceil ? " ceil" : "") << " "
+                 << c10::dtypeName(dt) << (strided ? " strided" : ""));
+        CHECK(ok);
+      }
+    }
+  }
+}
+
 TEST_CASE("max_pool2d ceil_mode, padding and errors", "[pool]") {
   // libtorch 2.15: a 7x7 input, kernel 2, stride 2 gives 3x3, or 4x4 with ceil_mode; with padding
   // 1 and ceil_mode a 6x8 input under kernel 3 stride 2 gives 4x5 (the last window must start
