@@ -1,6 +1,7 @@
 // The entry points of the kernels in kernels/cpu/isa/reduce.cpp, which is compiled once per CPU
 // capability level (Note [CPU capability levels]): each forwards to the level in use.
 #include <ATen/native/cpu/ReduceKernels.h>
+#include <cmath>
 
 namespace at::native {
 EMBER_DEFINE_DISPATCH(decltype(&::at::native::sum_dim_cpu), sum_dim_cpu_stub);
@@ -38,7 +39,12 @@ Tensor argmax_cpu(const Tensor& self, std::optional<int64_t> dim, bool keepdim) 
 Tensor argmin_cpu(const Tensor& self, std::optional<int64_t> dim, bool keepdim) { return argmin_cpu_stub(self, dim, keepdim); }
 Tensor var_correction_cpu(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) { return var_correction_cpu_stub(self, dim, correction, keepdim); }
 Tensor std_correction_cpu(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) { return std_correction_cpu_stub(self, dim, correction, keepdim); }
-Tensor norm_cpu(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) { return norm_cpu_stub(self, p, dim, keepdim); }
+Tensor norm_cpu(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
+  // Checked here, in baseline code: c10::str's instantiation for this message, made in a per-level
+  // file, was once merged by the linker from the AVX-512 object (cpu_level.baseline_isa).
+  EMBER_CHECK(!p || !std::isnan(p->toDouble()), "[norm] expected a non-NaN order p; got ", p->toDouble());
+  return norm_cpu_stub(self, p, dim, keepdim);
+}
 Tensor logsumexp_cpu(const Tensor& self, IntArrayRef dim, bool keepdim) { return logsumexp_cpu_stub(self, dim, keepdim); }
 Tensor all_cpu(const Tensor& self) { return all_cpu_stub(self); }
 Tensor any_cpu(const Tensor& self) { return any_cpu_stub(self); }

@@ -306,3 +306,10 @@ TEST_CASE("reductions give the same bits at every CPU capability level", "[reduc
     }
   }
 }
+
+TEST_CASE("norm rejects a NaN order in the baseline entry point", "[reduce_sum]") {
+  auto x = torch::ones({4});
+  CHECK_THROWS_WITH(torch::norm(x, std::numeric_limits<double>::quiet_NaN()),
+                    Catch::Contains("[norm] expected a non-NaN order p; got nan"));
+  CHECK(torch::norm(x, 2).item<float>() == 2.0f);
+}

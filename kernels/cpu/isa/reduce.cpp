@@ -160,7 +160,12 @@ void reduce_run(const Geom& g, const Tensor& input, const Op& op) {
   const bool inner_contig = !g.rs.empty() && g.rst.back() == 1;
   if (!inner_contig && !g.rs.empty() && !g.ks.empty() && g.kst.back() == 1 && g.ks.back() >= 8) {
     // "outer" loop: blocks of B contiguous outputs, each reduced element updates the whole block.
-    constexpr int64_t B = 128;
+    // Note [Outer reduction blocks]: the block's accumulators stay in L1 (8 KiB: 1024 doubles), and
+    // each reduced element's segment of the block is a few KiB of contiguous input, prefetched two
+    // elements ahead; 128-output blocks (512 B segments, a new page per segment) ran the 4096^2 sum
+    // over dim 0 at under half the speed in a standalone test.
+    constexpr int64_t B = std::clamp<int64_t>(8192 / static_cast<int64_t>(sizeof(acc_t)), 64, 1024);
+    constexpr int64_t kLine = std::max<int64_t>(1, 64 / static_cast<int64_t>(sizeof(in_t)));
     const int64_t J = g.ks.back(), O = M / J, nb = (J + B - 1) / B;
     const size_t nko = g.ks.size() - 1;
     auto block = [&](int64_t t, int64_t r0, int64_t r1, acc_t* a) {
@@ -168,7 +173,11 @@ void reduce_run(const Geom& g, const Tensor& input, const Op& op) {
       const in_t* base = data + kept_offset(g, o, nko) + j0;
       for (int64_t j = 0; j < jn; ++j) a[j] = op.init();
       for_runs(g, base, r0, r1, [&](const in_t* p, int64_t len, int64_t st, int64_t r) {
-        for (int64_t i = 0; i < len; ++i) op.step_row(a, p + i * st, jn, r + i);
+        for (int64_t i = 0; i < len; ++i) {
+          if (i + 2 < len)
+            for (int64_t j = 0; j < jn; j += kLine) __builtin_prefetch(p + (i + 2) * st + j, 0, 3);
+          op.step_row(a, p + i * st, jn, r + i);
+        }
       });
     };
     auto write_block = [&](int64_t t, const acc_t* a) {
@@ -320,11 +329,10 @@ double float_sum(const in_t* p, int64_t n) {  // Note [Float sums]
         acc[2 * c + 1] = acc[2 * c + 1] + hi;
       }
     }
-    alignas(64) float pz[W];
-    poison.store(pz);
-    bool bad = false;
-    for (int l = 0; l < W; ++l) bad |= pz[l] != pz[l];
-    if (bad) return partial_sum<double>(p, n);
+    // Lanes of poison are 0 or NaN: 0 > -1 gives 0, NaN (unordered) gives 1.
+    namespace vi = ember::pw::vecimpl;
+    const VF nan_lanes = vi::blend_gt(poison.v, VF(-1.0f).v, VF(0.0f).v, VF(1.0f).v);
+    if (vi::any_gt(nan_lanes.v, VF(0.5f).v)) return partial_sum<double>(p, n);
     for (int k = 0; k < 2 * C; ++k) acc[k].store(d + k * VD::size);
   }
   for (; i + kSumLanes <= n; i += kSumLanes)
@@ -794,8 +802,7 @@ Tensor std_correction_cpu(const Tensor& self, OptionalIntArrayRef dim, const std
 Tensor norm_cpu(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
   check_cpu("norm", self);
   check_floating("norm", self);
-  const double pv = p ? p->toDouble() : 2.0;
-  EMBER_CHECK(!std::isnan(pv), "[norm] expected a non-NaN order p; got ", pv);
+  const double pv = p ? p->toDouble() : 2.0;  // not NaN: checked by the baseline entry point
   const Geom g = make_geom(self, dim_mask("norm", self.dim(), dim), false);
   Tensor out = new_out(g, self.scalar_type());
   EMBER_DISPATCH_ALL_FLOATING(self.scalar_type(), "norm", [&] {
