@@ -189,6 +189,7 @@ def pw_info(op):
         "dtypes": base.dtypes,
         "name": base.schema.name,
         "require": base.require,
+        "lut16": base.lut16,
     }
 
 

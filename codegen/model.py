@@ -373,6 +373,9 @@ class Op:
     # True, or the reason a CUDA result is not comparable with the CPU's (the op reads storage
     # outside its input view, which a copy to the device does not carry).
     cuda_compare: object = True
+    # True: Half/BFloat16 calls of this unary op read a 65,536-entry table filled from its own
+    # vector code (Note [16-bit lookup tables] in aten/ATen/native/cpu/Lut16.h).
+    lut16: bool = False
 
     @property
     def full_name(self):
@@ -395,7 +398,8 @@ class Op:
 
 KNOWN_KEYS = {"func", "variants", "pointwise", "dispatch", "composite", "samples", "dtypes", "promote",
               "wrapped", "family", "checks", "tol", "ref", "test", "__line__", "inplace", "out", "doc", "grad",
-              "require", "golden", "special", "layouts", "golden_grad", "golden_grad_tol", "cuda_compare"}
+              "require", "golden", "special", "layouts", "golden_grad", "golden_grad_tol", "cuda_compare",
+              "lut16"}
 
 
 def _dtypes(spec, where):
@@ -628,6 +632,16 @@ def parse_ops(path: str, text: Optional[str] = None):
         if cc is not True and not (isinstance(cc, str) and cc.strip()):
             raise GenError(f"{where}: cuda_compare is true or a string giving the reason CUDA results differ from the CPU's")
         op.cuda_compare = cc
+        lut = e.get("lut16", False)
+        if not isinstance(lut, bool):
+            raise GenError(f"{where}: lut16 is true or false")
+        if lut:
+            if kind != "pointwise" or len(schema.args) != 1 or not schema.args[0].type.is_tensor:
+                raise GenError(f"{where}: lut16 is for pointwise ops of one Tensor argument and no scalars "
+                               f"(the table maps each 16-bit input to its result)")
+            if promote == "always_bool" or not {"Half", "BFloat16"} & set(op.dtypes):
+                raise GenError(f"{where}: lut16 needs Half or BFloat16 among the dtypes and a result of the input's dtype")
+        op.lut16 = lut
         for r in e.get("require", []) or []:
             if not isinstance(r, list) or len(r) < 2 or not all(isinstance(x, str) for x in r):
                 raise GenError(f"{where}: each require entry is [condition, message parts...]")
