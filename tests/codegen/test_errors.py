@@ -29,6 +29,12 @@ CASES = [
      1, "unknown dtype or group 'float33'"),
     ("duplicate op", "- func: foo(Tensor self) -> Tensor\n  pointwise: self\n  samples: [{self: [2]}]\n"
      "- func: foo(Tensor self) -> Tensor\n  pointwise: self\n  samples: [{self: [2]}]\n", 4, "already declared"),
+    ("lut16 not a bool", "- func: foo(Tensor self) -> Tensor\n  pointwise: self\n  lut16: 1\n  samples: [{self: [2]}]\n",
+     1, "lut16 is true or false"),
+    ("lut16 with a scalar", "- func: foo(Tensor self, Scalar a) -> Tensor\n  pointwise: self * a\n  lut16: true\n"
+     "  samples: [{self: [2], a: 2}]\n", 1, "lut16 is for pointwise ops of one Tensor argument"),
+    ("lut16 without 16-bit dtypes", "- func: foo(Tensor self) -> Tensor\n  pointwise: self\n  dtypes: [float32]\n"
+     "  lut16: true\n  samples: [{self: [2]}]\n", 1, "lut16 needs Half or BFloat16"),
     ("invalid yaml", "- func: foo(Tensor self) -> Tensor\n  pointwise: [self\n", 3, "invalid YAML"),
 ]
 
