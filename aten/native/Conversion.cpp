@@ -79,7 +79,16 @@ Tensor to_other(const Tensor& self, const Tensor& other, bool non_blocking, bool
 }
 
 Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
-  EMBER_CHECK(memory_format == MemoryFormat::Contiguous, "[contiguous] only MemoryFormat::Contiguous is supported");
+  EMBER_CHECK(memory_format == MemoryFormat::Contiguous || memory_format == MemoryFormat::ChannelsLast,
+              "[contiguous] only MemoryFormat::Contiguous and ChannelsLast are supported");
+  if (memory_format == MemoryFormat::ChannelsLast) {
+    EMBER_CHECK(self.dim() == 4, "[contiguous] MemoryFormat::ChannelsLast expects a 4-d tensor; got ", self.dim(), " dims");
+    if (self.is_contiguous(MemoryFormat::ChannelsLast)) return self;
+    // A dense N, H, W, C buffer seen with NCHW sizes.
+    Tensor out = at::empty({self.size(0), self.size(2), self.size(3), self.size(1)}, self.options()).permute({0, 3, 1, 2});
+    out.copy_(self);
+    return out;
+  }
   if (self.is_contiguous()) return self;
   return self.clone(MemoryFormat::Contiguous);
 }

@@ -81,9 +81,18 @@ std::vector<int64_t> dense_strides_like(IntArrayRef sizes, IntArrayRef strides) 
 }
 
 bool Tensor::is_contiguous(MemoryFormat fmt) const {
-  EMBER_CHECK(fmt == MemoryFormat::Contiguous || fmt == MemoryFormat::Preserve,
-              "[is_contiguous] only MemoryFormat::Contiguous is supported");
-  return impl()->is_contiguous();
+  EMBER_CHECK(fmt == MemoryFormat::Contiguous || fmt == MemoryFormat::Preserve || fmt == MemoryFormat::ChannelsLast,
+              "[is_contiguous] only MemoryFormat::Contiguous and ChannelsLast are supported");
+  if (fmt != MemoryFormat::ChannelsLast) return impl()->is_contiguous();
+  // Dense with C innermost, then W, H, N; the strides of size-1 dims do not matter (libtorch's rule).
+  if (dim() != 4) return false;
+  int64_t expected = 1;
+  for (int64_t d : {1, 3, 2, 0}) {
+    if (size(d) == 1) continue;
+    if (stride(d) != expected) return false;
+    expected *= size(d);
+  }
+  return true;
 }
 
 Scalar Tensor::item() const {

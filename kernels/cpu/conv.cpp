@@ -179,8 +179,20 @@ void backward_weights_loop(const ConvGeometry& g, const T* src, const T* dst_gra
 // results back (the reorders are cached with the primitive). Fewer channels (the first layer of
 // an image network, depthwise groups) stay on plain memory, where oneDNN is already fast and a
 // reorder would cost more than it saves.
+//
+// Note [Channels-last convolution]
+// A 2-d convolution runs channels-last when its input or its weight suggests that layout (the
+// stride-order rule of libtorch's suggest_memory_format, see suggests_channels_last below); its
+// output and, in the backward, the input and weight gradients are then channels-last too (sizes
+// NCHW, strides NHWC), as libtorch's CPU convolution returns them for float32 and float64. The
+// activations (input, output, their gradients) reach oneDNN as nhwc memory as they are, with no
+// reorder: oneDNN's nhwc kernels are fast at any channel count. Weights are given as ohwi / gohwi
+// (a channels-last weight as it is, an NCHW one after one small copy) and reordered into the
+// layout oneDNN picks. Tensors whose strides are neither are copied to channels-last first.
+// float64, and configurations oneDNN declines, run the direct loops on NCHW copies and copy the
+// results into the channels-last outputs. 1-d and 3-d convolutions are always NC(D)W.
 enum class Pass : int64_t { forward = 0, backward_data = 1, backward_weights = 2 };
-using ConvKey = std::array<int64_t, 29>;
+using ConvKey = std::array<int64_t, 30>;
 constexpr int64_t kBlockedChannels = 16;
 
 // One argument of a cached primitive: the layout the primitive uses, and when that differs from the
@@ -200,10 +212,10 @@ struct CachedConv {
   bool ok = false;  // false: oneDNN declined this configuration
 };
 
-ConvKey conv_key(Pass pass, const ConvGeometry& g, bool bias) {
+ConvKey conv_key(Pass pass, const ConvGeometry& g, bool bias, bool cl) {
   ConvKey k{};
   size_t i = 0;
-  for (int64_t v : {static_cast<int64_t>(pass), g.nd, g.N, g.C, g.O, g.G, int64_t{bias}}) k[i++] = v;
+  for (int64_t v : {static_cast<int64_t>(pass), g.nd, g.N, g.C, g.O, g.G, int64_t{bias}, int64_t{cl}}) k[i++] = v;
   for (const auto* a : {&g.src, &g.dst, &g.k, &g.s, &g.pl, &g.pr, &g.d})
     for (int64_t v : *a) k[i++] = v;
   return k;
@@ -238,8 +250,9 @@ struct ConvDescs {
   dims strides, dilates, pad_l, pad_r;
 };
 
-// The plain (user) layouts, or with `any` the descriptors that let oneDNN choose.
-ConvDescs conv_descs(const ConvGeometry& g, bool any) {
+// The plain (user) layouts, or with `any` the descriptors that let oneDNN choose. Channels-last
+// (`cl`, 2-d only): activations are nhwc always (never left to oneDNN), weights ohwi / gohwi.
+ConvDescs conv_descs(const ConvGeometry& g, bool any, bool cl) {
   static const tag act[] = {tag::ncw, tag::nchw, tag::ncdhw}, wei[] = {tag::oiw, tag::oihw, tag::oidhw},
                    gwei[] = {tag::goiw, tag::goihw, tag::goidhw};
   const int r = static_cast<int>(g.nd) - 1;
@@ -248,11 +261,12 @@ ConvDescs conv_descs(const ConvGeometry& g, bool any) {
     return head;
   };
   ConvDescs d;
-  d.src = dnnl::memory::desc(with({g.N, g.C}, g.src), f32, any ? tag::any : act[r]);
-  d.wei = g.G == 1 ? dnnl::memory::desc(with({g.O, g.C}, g.k), f32, any ? tag::any : wei[r])
-                   : dnnl::memory::desc(with({g.G, g.O / g.G, g.C / g.G}, g.k), f32, any ? tag::any : gwei[r]);
+  const tag a = cl ? tag::nhwc : any ? tag::any : act[r];
+  d.src = dnnl::memory::desc(with({g.N, g.C}, g.src), f32, a);
+  d.wei = g.G == 1 ? dnnl::memory::desc(with({g.O, g.C}, g.k), f32, any ? tag::any : cl ? tag::ohwi : wei[r])
+                   : dnnl::memory::desc(with({g.G, g.O / g.G, g.C / g.G}, g.k), f32, any ? tag::any : cl ? tag::gohwi : gwei[r]);
   d.bia = dnnl::memory::desc(dims{g.O}, f32, tag::x);
-  d.dst = dnnl::memory::desc(with({g.N, g.O}, g.dst), f32, any ? tag::any : act[r]);
+  d.dst = dnnl::memory::desc(with({g.N, g.O}, g.dst), f32, a);
   d.strides = g.spatial(g.s);
   d.dilates = g.spatial(g.d);
   for (auto& v : d.dilates) v -= 1;  // oneDNN counts the gaps between taps
@@ -261,12 +275,12 @@ ConvDescs conv_descs(const ConvGeometry& g, bool any) {
   return d;
 }
 
-std::shared_ptr<const CachedConv> make_prim(Pass pass, const ConvGeometry& g, bool bias) {
+std::shared_ptr<const CachedConv> make_prim(Pass pass, const ConvGeometry& g, bool bias, bool cl) {
   auto c = std::make_shared<CachedConv>();
   try {
     auto& eng = conv_engine();
-    const bool blocked = g.C / g.G >= kBlockedChannels && g.O / g.G >= kBlockedChannels;
-    const ConvDescs plain = conv_descs(g, false), d = conv_descs(g, blocked);
+    const bool blocked = cl || (g.C / g.G >= kBlockedChannels && g.O / g.G >= kBlockedChannels);
+    const ConvDescs plain = conv_descs(g, false, cl), d = conv_descs(g, blocked, cl);
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     const auto prop = pass == Pass::forward ? dnnl::prop_kind::forward_inference : dnnl::prop_kind::forward_training;
@@ -332,15 +346,16 @@ std::shared_ptr<const CachedConv> make_prim(Pass pass, const ConvGeometry& g, bo
   return c;
 }
 
-// Runs one pass with oneDNN over contiguous float32 buffers (plain layouts). Returns false when
-// oneDNN has no implementation for this configuration (the caller falls back to the loops).
-bool dnnl_conv(Pass pass, const ConvGeometry& g, const std::unordered_map<int, void*>& buffers, bool bias) {
-  const ConvKey key = conv_key(pass, g, bias);
+// Runs one pass with oneDNN over dense float32 buffers (plain layouts: NC(D)(H)W, or nhwc / ohwi
+// with `cl`). Returns false when oneDNN has no implementation for this configuration (the caller
+// falls back to the loops).
+bool dnnl_conv(Pass pass, const ConvGeometry& g, const std::unordered_map<int, void*>& buffers, bool bias, bool cl) {
+  const ConvKey key = conv_key(pass, g, bias, cl);
   std::shared_ptr<const CachedConv> prim;
   if (auto hit = conv_cache().get(key)) {
     prim = std::move(*hit);
   } else {
-    prim = make_prim(pass, g, bias);
+    prim = make_prim(pass, g, bias, cl);
     conv_cache().put(key, prim);
   }
   if (!prim->ok) return false;
@@ -381,44 +396,104 @@ bool dnnl_conv(Pass pass, const ConvGeometry& g, const std::unordered_map<int, v
 }
 
 // ---------------------------------------------------------------- the three canonical passes
-// Each writes a contiguous result: through oneDNN for float32 when it accepts the configuration,
-// else through the loops.
+// Each writes a dense result in the layout its arguments are in (NC(D)(H)W, or channels-last with
+// `cl`): through oneDNN for float32 when it accepts the configuration, else through the loops,
+// which take NC(D)(H)W (channels-last arguments are copied for them, and the result copied back).
 
-void run_forward(const ConvGeometry& g, const Tensor& src, const Tensor& w, const Tensor& b, Tensor& dst) {
+// Runs `loops` (over contiguous arguments, into a contiguous result) for an output `out` that may
+// be channels-last.
+template <typename F>
+void via_contiguous(Tensor& out, F loops) {
+  if (out.is_contiguous()) return loops(out);
+  Tensor tmp = at::empty(out.sizes(), out.options());
+  loops(tmp);
+  out.copy_(tmp);
+}
+
+void run_forward(const ConvGeometry& g, const Tensor& src, const Tensor& w, const Tensor& b, Tensor& dst, bool cl) {
   if (src.scalar_type() == kFloat) {
     std::unordered_map<int, void*> bufs{{DNNL_ARG_SRC, src.data_ptr()}, {DNNL_ARG_WEIGHTS, w.data_ptr()}, {DNNL_ARG_DST, dst.data_ptr()}};
     if (b.defined()) bufs.emplace(DNNL_ARG_BIAS, b.data_ptr());
-    if (dnnl_conv(Pass::forward, g, bufs, b.defined())) return;
-    forward_loop<float>(g, src.data_ptr<float>(), w.data_ptr<float>(), b.defined() ? b.data_ptr<float>() : nullptr,
-                        dst.data_ptr<float>());
-  } else {
-    forward_loop<double>(g, src.data_ptr<double>(), w.data_ptr<double>(), b.defined() ? b.data_ptr<double>() : nullptr,
-                         dst.data_ptr<double>());
+    if (dnnl_conv(Pass::forward, g, bufs, b.defined(), cl)) return;
   }
+  const Tensor s = src.contiguous(), wc = w.contiguous();
+  via_contiguous(dst, [&](Tensor& out) {
+    if (s.scalar_type() == kFloat)
+      forward_loop<float>(g, s.data_ptr<float>(), wc.data_ptr<float>(), b.defined() ? b.data_ptr<float>() : nullptr,
+                          out.data_ptr<float>());
+    else
+      forward_loop<double>(g, s.data_ptr<double>(), wc.data_ptr<double>(), b.defined() ? b.data_ptr<double>() : nullptr,
+                           out.data_ptr<double>());
+  });
 }
 
-void run_backward_data(const ConvGeometry& g, const Tensor& dst_grad, const Tensor& w, Tensor& src_grad) {
-  if (src_grad.scalar_type() == kFloat) {
-    if (dnnl_conv(Pass::backward_data, g,
-                  {{DNNL_ARG_DIFF_SRC, src_grad.data_ptr()}, {DNNL_ARG_WEIGHTS, w.data_ptr()}, {DNNL_ARG_DIFF_DST, dst_grad.data_ptr()}},
-                  false))
-      return;
-    backward_data_loop<float>(g, dst_grad.data_ptr<float>(), w.data_ptr<float>(), src_grad.data_ptr<float>());
-  } else {
-    backward_data_loop<double>(g, dst_grad.data_ptr<double>(), w.data_ptr<double>(), src_grad.data_ptr<double>());
-  }
+void run_backward_data(const ConvGeometry& g, const Tensor& dst_grad, const Tensor& w, Tensor& src_grad, bool cl) {
+  if (src_grad.scalar_type() == kFloat &&
+      dnnl_conv(Pass::backward_data, g,
+                {{DNNL_ARG_DIFF_SRC, src_grad.data_ptr()}, {DNNL_ARG_WEIGHTS, w.data_ptr()}, {DNNL_ARG_DIFF_DST, dst_grad.data_ptr()}},
+                false, cl))
+    return;
+  const Tensor gy = dst_grad.contiguous(), wc = w.contiguous();
+  via_contiguous(src_grad, [&](Tensor& out) {
+    if (gy.scalar_type() == kFloat) backward_data_loop<float>(g, gy.data_ptr<float>(), wc.data_ptr<float>(), out.data_ptr<float>());
+    else backward_data_loop<double>(g, gy.data_ptr<double>(), wc.data_ptr<double>(), out.data_ptr<double>());
+  });
 }
 
-void run_backward_weights(const ConvGeometry& g, const Tensor& src, const Tensor& dst_grad, Tensor& w_grad) {
-  if (w_grad.scalar_type() == kFloat) {
-    if (dnnl_conv(Pass::backward_weights, g,
-                  {{DNNL_ARG_SRC, src.data_ptr()}, {DNNL_ARG_DIFF_WEIGHTS, w_grad.data_ptr()}, {DNNL_ARG_DIFF_DST, dst_grad.data_ptr()}},
-                  false))
-      return;
-    backward_weights_loop<float>(g, src.data_ptr<float>(), dst_grad.data_ptr<float>(), w_grad.data_ptr<float>());
-  } else {
-    backward_weights_loop<double>(g, src.data_ptr<double>(), dst_grad.data_ptr<double>(), w_grad.data_ptr<double>());
+void run_backward_weights(const ConvGeometry& g, const Tensor& src, const Tensor& dst_grad, Tensor& w_grad, bool cl) {
+  if (w_grad.scalar_type() == kFloat &&
+      dnnl_conv(Pass::backward_weights, g,
+                {{DNNL_ARG_SRC, src.data_ptr()}, {DNNL_ARG_DIFF_WEIGHTS, w_grad.data_ptr()}, {DNNL_ARG_DIFF_DST, dst_grad.data_ptr()}},
+                false, cl))
+    return;
+  const Tensor s = src.contiguous(), gy = dst_grad.contiguous();
+  via_contiguous(w_grad, [&](Tensor& out) {
+    if (s.scalar_type() == kFloat) backward_weights_loop<float>(g, s.data_ptr<float>(), gy.data_ptr<float>(), out.data_ptr<float>());
+    else backward_weights_loop<double>(g, s.data_ptr<double>(), gy.data_ptr<double>(), out.data_ptr<double>());
+  });
+}
+
+// ---------------------------------------------------------------- channels-last (Note [Channels-last convolution])
+// Whether the strides of a 4-d tensor order its dims as N, H, W, C (outermost first), by the rule
+// of libtorch's suggest_memory_format: walking C, W, H, N, each stride must be at least the extent
+// covered by the dims walked before it; a zero C stride, a zero size, or an N stride equal to the C
+// stride (an ambiguous N111-like tensor) answers no, so ambiguous tensors stay NCHW.
+bool suggests_channels_last(const Tensor& t) {
+  if (t.dim() != 4 || t.stride(1) == 0) return false;
+  int64_t covered = 0;
+  for (int64_t d : {1, 3, 2, 0}) {
+    if (t.size(d) == 0 || t.stride(d) < covered) return false;
+    if (d == 0 && covered == t.stride(1)) return false;
+    covered = t.size(d) > 1 ? t.stride(d) * t.size(d) : t.stride(d);
   }
+  return true;
+}
+
+bool use_channels_last(const ConvGeometry& g, const Tensor& input, const Tensor& weight) {
+  return g.nd == 2 && (suggests_channels_last(input) || suggests_channels_last(weight));
+}
+
+// A new channels-last tensor of NCHW sizes `sizes`.
+Tensor empty_channels_last(IntArrayRef sizes, const TensorOptions& options) {
+  return at::empty({sizes[0], sizes[2], sizes[3], sizes[1]}, options).permute({0, 3, 1, 2});
+}
+
+// `t` when it is densely channels-last already (strides of size-1 dims do not matter), else a
+// channels-last copy.
+Tensor to_channels_last(const Tensor& t) {
+  const int64_t want[4] = {t.size(1) * t.size(2) * t.size(3), 1, t.size(3) * t.size(1), t.size(1)};
+  bool dense = true;
+  for (int64_t d = 0; d < 4; ++d) dense = dense && (t.size(d) == 1 || t.stride(d) == want[d]);
+  if (dense) return t;
+  Tensor out = empty_channels_last(t.sizes(), t.options());
+  out.copy_(t);
+  return out;
+}
+
+// The layout of one convolution's activations and weights: channels-last or contiguous.
+Tensor in_layout(const Tensor& t, bool cl) { return cl ? to_channels_last(t) : t.contiguous(); }
+Tensor empty_in_layout(IntArrayRef sizes, const TensorOptions& options, bool cl) {
+  return cl ? empty_channels_last(sizes, options) : at::empty(sizes, options);
 }
 
 void check_cpu(const char* op, std::initializer_list<const Tensor*> ts) {
@@ -447,14 +522,15 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
   const Tensor b = bias && bias->defined() ? bias->contiguous() : Tensor();
   check_cpu("convolution", {&input, &weight, &b});
   check_dtype("convolution", input);
-  const Tensor x = input.contiguous(), w = weight.contiguous();
-  Tensor y = at::empty(g.output_shape(), input.options());
+  const bool cl = use_channels_last(g, input, weight);
+  Tensor y = empty_in_layout(g.output_shape(), input.options(), cl);
   if (y.numel() == 0) return y;
-  if (x.numel() == 0 || w.numel() == 0) return b.defined() ? y.copy_(bias_view(b, g).expand_as(y)) : y.zero_();
+  if (input.numel() == 0 || weight.numel() == 0) return b.defined() ? y.copy_(bias_view(b, g).expand_as(y)) : y.zero_();
+  const Tensor x = in_layout(input, cl), w = in_layout(weight, cl);
   if (!transposed) {
-    run_forward(g, x, w, b, y);
+    run_forward(g, x, w, b, y, cl);
   } else {
-    run_backward_data(g, x, w, y);
+    run_backward_data(g, x, w, y, cl);
     if (b.defined()) y.add_(bias_view(b, g));
   }
   return y;
@@ -471,27 +547,28 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_cpu(const Tensor& grad_o
   check_cpu(op, {&grad_output, &input, &weight});
   check_dtype(op, input);
   conv_utils::check_conv_grad_output(op, grad_output, input, g);
-  const Tensor gy = grad_output.contiguous();
+  const bool cl = use_channels_last(g, input, weight);
+  const bool empty = grad_output.numel() == 0 || input.numel() == 0 || weight.numel() == 0;
+  const Tensor gy = empty ? grad_output : in_layout(grad_output, cl);
   Tensor gx, gw, gb;
-  const bool empty = gy.numel() == 0 || input.numel() == 0 || weight.numel() == 0;
   if (output_mask[0]) {
-    gx = at::empty(input.sizes(), input.options());
+    gx = empty_in_layout(input.sizes(), input.options(), cl);
     if (empty) {
       gx.zero_();
     } else {
-      const Tensor w = weight.contiguous();
-      if (!transposed) run_backward_data(g, gy, w, gx);
-      else run_forward(g, gy, w, Tensor(), gx);
+      const Tensor w = in_layout(weight, cl);
+      if (!transposed) run_backward_data(g, gy, w, gx, cl);
+      else run_forward(g, gy, w, Tensor(), gx, cl);
     }
   }
   if (output_mask[1]) {
-    gw = at::empty(weight.sizes(), weight.options());
+    gw = empty_in_layout(weight.sizes(), weight.options(), cl);
     if (empty) {
       gw.zero_();
     } else {
-      const Tensor x = input.contiguous();
-      if (!transposed) run_backward_weights(g, x, gy, gw);
-      else run_backward_weights(g, gy, x, gw);
+      const Tensor x = in_layout(input, cl);
+      if (!transposed) run_backward_weights(g, x, gy, gw, cl);
+      else run_backward_weights(g, gy, x, gw, cl);
     }
   }
   if (output_mask[2]) {

@@ -302,3 +302,164 @@ TEST_CASE("conv2d and max_pool2d with hostile sizes raise instead of wrapping ar
   // An empty batch gives an empty output of the right shape (libtorch agrees).
   CHECK(torch::conv2d(torch::ones({0, 1, 3, 3}), w).sizes() == at::IntArrayRef({0, 1, 2, 2}));
 }
+
+// ---------------------------------------------------------------- channels-last (Note [Channels-last convolution])
+// The expected strides below are facts recorded from libtorch 2.15's CPU conv2d / conv_transpose2d /
+// convolution_backward (float32 and float64 alike): an input or a weight that suggests channels-last
+// makes the output and both raw gradients channels-last; ambiguous or other layouts stay NCHW.
+namespace channels_last_test {
+
+struct Case {
+  const char* name;
+  at::Tensor x, w, b;
+  int64_t s, p, d, g;
+  bool transposed;
+  std::vector<int64_t> y_strides;                // libtorch's output strides
+  std::vector<int64_t> gx_strides, gw_strides;   // libtorch's convolution_backward strides
+};
+
+at::Tensor cl(const at::Tensor& t) { return t.contiguous(at::MemoryFormat::ChannelsLast); }
+
+at::Tensor run(const Case& c, const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) {
+  return c.transposed ? at::conv_transpose2d(x, w, b, c.s, c.p, 0, c.g, c.d) : at::conv2d(x, w, b, c.s, c.p, c.d, c.g);
+}
+
+std::vector<Case> cases(at::ScalarType dt) {
+  auto r = [&](std::vector<int64_t> s) { return torch::randn(s, torch::TensorOptions().dtype(dt)); };
+  const at::Tensor x = r({2, 8, 5, 6}), w = r({4, 8, 3, 3}), b = r({4});
+  const std::vector<int64_t> xcl{240, 1, 48, 8}, wcl{72, 1, 24, 8}, xc{240, 30, 6, 1}, wc{72, 9, 3, 1};
+  return {
+      {"input channels-last", cl(x), w, b, 1, 0, 1, 1, false, {48, 1, 16, 4}, xcl, wcl},
+      {"weight channels-last", x, cl(w), b, 1, 0, 1, 1, false, {48, 1, 16, 4}, xcl, wcl},
+      {"both channels-last", cl(x), cl(w), b, 1, 0, 1, 1, false, {48, 1, 16, 4}, xcl, wcl},
+      {"both NCHW", x, w, b, 1, 0, 1, 1, false, {48, 12, 4, 1}, xc, wc},
+      {"stride 2, padding 1, dilation 2", cl(x), w, b, 2, 1, 2, 1, false, {16, 1, 8, 4}, xcl, wcl},
+      {"2 groups", cl(x), r({4, 4, 3, 3}), b, 1, 1, 1, 2, false, {120, 1, 24, 4}, xcl, {36, 1, 12, 4}},
+      // libtorch's float32 depthwise weight gradient is [9, 1, 3, 1], its float64 one [9, 9, 3, 1]
+      // (equivalent: the size-1 dim's stride); Ember gives the former for both.
+      {"depthwise", cl(x), r({8, 1, 3, 3}), at::Tensor(), 1, 1, 1, 8, false, {240, 1, 48, 8}, xcl, {}},
+      {"32 channels", cl(r({2, 32, 7, 7})), r({32, 32, 3, 3}), r({32}), 1, 1, 1, 1, false, {1568, 1, 224, 32},
+       {1568, 1, 224, 32}, {288, 1, 96, 32}},
+      {"batch 1", cl(r({1, 8, 5, 5})), w, b, 1, 0, 1, 1, false, {36, 1, 12, 4}, {200, 1, 40, 8}, wcl},
+      {"3 input channels", cl(r({2, 3, 5, 5})), r({4, 3, 3, 3}), b, 1, 0, 1, 1, false, {36, 1, 12, 4}, {75, 1, 15, 3}, {27, 1, 9, 3}},
+      {"odd layout NHCW", r({2, 5, 8, 6}).permute({0, 2, 1, 3}), w, b, 1, 0, 1, 1, false, {48, 12, 4, 1}, xc, wc},
+      {"odd layout NWHC", r({2, 6, 5, 8}).permute({0, 3, 2, 1}), w, b, 1, 0, 1, 1, false, {48, 12, 4, 1}, xc, wc},
+      {"1x1 spatial (ambiguous: NCHW)", cl(r({2, 8, 1, 1})), r({4, 8, 1, 1}), b, 1, 0, 1, 1, false, {4, 1, 1, 1}, {8, 1, 1, 1},
+       {8, 1, 1, 1}},
+      {"transposed", cl(x), r({8, 4, 3, 3}), b, 2, 1, 1, 1, true, {396, 1, 44, 4}, xcl, {36, 1, 12, 4}},
+  };
+}
+
+std::vector<int64_t> strides_of(const at::Tensor& t) { return t.strides().vec(); }
+
+// Strides compared where the size is not 1 (a size-1 dim's stride never addresses memory).
+bool same_layout(const at::Tensor& t, const std::vector<int64_t>& want) {
+  if (static_cast<size_t>(t.dim()) != want.size()) return false;
+  for (int64_t i = 0; i < t.dim(); ++i)
+    if (t.size(i) != 1 && t.stride(i) != want[static_cast<size_t>(i)]) return false;
+  return true;
+}
+
+void check_all(at::ScalarType dt, double tol) {
+  for (const Case& c : cases(dt)) {
+    INFO(c.name << " " << c10::dtypeName(dt));
+    const at::Tensor xn = c.x.contiguous(), wn = c.w.contiguous();
+    const at::Tensor y = run(c, c.x, c.w, c.b), yn = run(c, xn, wn, c.b);
+    INFO("output strides " << y.strides());
+    CHECK(strides_of(y) == c.y_strides);
+    CHECK(max_rel_err(y, yn) <= tol);
+    // Raw backward: layouts as libtorch's, values as the NCHW path's.
+    const at::Tensor gy = torch::randn(y.sizes(), torch::TensorOptions().dtype(dt));
+    const c10::OptionalIntArrayRef bs = c.b.defined() ? c10::OptionalIntArrayRef(c.b.sizes()) : c10::OptionalIntArrayRef();
+    const std::array<bool, 3> mask{true, true, c.b.defined()};
+    auto [gx, gw, gb] = at::convolution_backward(gy, c.x, c.w, bs, {c.s, c.s}, {c.p, c.p}, {c.d, c.d}, c.transposed, {0, 0}, c.g, mask);
+    auto [gxn, gwn, gbn] = at::convolution_backward(gy.contiguous(), xn, wn, bs, {c.s, c.s}, {c.p, c.p}, {c.d, c.d}, c.transposed,
+                                                    {0, 0}, c.g, mask);
+    INFO("gx strides " << gx.strides() << " gw strides " << gw.strides());
+    CHECK(same_layout(gx, c.gx_strides));
+    if (!c.gw_strides.empty()) CHECK(same_layout(gw, c.gw_strides));
+    CHECK(max_rel_err(gx, gxn) <= tol);
+    CHECK(max_rel_err(gw, gwn) <= tol);
+    if (c.b.defined()) CHECK(max_rel_err(gb, gbn) <= tol);
+    // A grad_output in the other layout gives the same values.
+    auto [gx2, gw2, gb2] = at::convolution_backward(cl(gy), c.x, c.w, bs, {c.s, c.s}, {c.p, c.p}, {c.d, c.d}, c.transposed, {0, 0},
+                                                    c.g, mask);
+    CHECK(max_rel_err(gx2, gxn) <= tol);
+    CHECK(max_rel_err(gw2, gwn) <= tol);
+    // Autograd through conv2d: input, weight and bias gradients equal the NCHW path's.
+    at::Tensor xa = c.x.detach().requires_grad_(true), wa = c.w.detach().requires_grad_(true);
+    at::Tensor ba = c.b.defined() ? c.b.detach().requires_grad_(true) : at::Tensor();
+    run(c, xa, wa, ba).backward(gy);
+    CHECK(max_rel_err(xa.grad(), gxn) <= tol);
+    CHECK(max_rel_err(wa.grad(), gwn) <= tol);
+    if (c.b.defined()) CHECK(max_rel_err(ba.grad(), gbn) <= tol);
+  }
+}
+
+}  // namespace channels_last_test
+
+TEST_CASE("conv2d channels-last float32: NCHW path's values, libtorch's layouts", "[conv][channels_last]") {
+  torch::manual_seed(11);
+  channels_last_test::check_all(at::kFloat, 1e-5);
+}
+
+TEST_CASE("conv2d channels-last float64: NCHW path's values, libtorch's layouts", "[conv][channels_last]") {
+  torch::manual_seed(12);
+  channels_last_test::check_all(at::kDouble, 1e-14);
+}
+
+TEST_CASE("conv2d channels-last float32 against the float64 reference at a ResNet shape", "[conv][channels_last]") {
+  torch::manual_seed(13);
+  Geo q{1, 1, 1, 1};
+  at::Tensor x = channels_last_test::cl(torch::randn({2, 64, 14, 14})), w = torch::randn({64, 64, 3, 3}), b = torch::randn({64});
+  at::Tensor y = torch::conv2d(x, w, b, 1, 1);
+  CHECK(y.is_contiguous(at::MemoryFormat::ChannelsLast));
+  CHECK(max_rel_err(y, ref_conv(x, w, b, q)) < 1e-4);
+}
+
+TEST_CASE("is_contiguous and contiguous with MemoryFormat::ChannelsLast (libtorch's answers)", "[conv][channels_last]") {
+  at::Tensor x = torch::randn({2, 8, 5, 6});
+  CHECK_FALSE(x.is_contiguous(at::MemoryFormat::ChannelsLast));
+  at::Tensor c = x.contiguous(at::MemoryFormat::ChannelsLast);
+  CHECK(c.strides().vec() == std::vector<int64_t>{240, 1, 48, 8});
+  CHECK(c.is_contiguous(at::MemoryFormat::ChannelsLast));
+  CHECK_FALSE(c.is_contiguous());
+  CHECK(at::equal(c, x));
+  CHECK(c.contiguous(at::MemoryFormat::ChannelsLast).data_ptr() == c.data_ptr());
+  // Size-1 dims: both layouts at once, kept as they are.
+  at::Tensor n1 = torch::randn({2, 1, 4, 4}), hw1 = torch::randn({2, 8, 1, 1});
+  CHECK(n1.is_contiguous(at::MemoryFormat::ChannelsLast));
+  CHECK(hw1.is_contiguous(at::MemoryFormat::ChannelsLast));
+  CHECK(hw1.contiguous(at::MemoryFormat::ChannelsLast).strides().vec() == std::vector<int64_t>{8, 1, 1, 1});
+  CHECK_FALSE(torch::randn({2, 3, 4}).is_contiguous(at::MemoryFormat::ChannelsLast));
+  CHECK_THROWS(torch::randn({2, 3, 4}).contiguous(at::MemoryFormat::ChannelsLast));
+}
+
+TEST_CASE("max_pool2d and batch_norm on channels-last inputs: the NCHW values", "[pool][channels_last]") {
+  // libtorch returns channels-last outputs here (and indices); Ember computes on an NCHW copy and
+  // returns NCHW, with the same values and indices.
+  torch::manual_seed(14);
+  for (auto dt : {at::kFloat, at::kDouble}) {
+    at::Tensor x = torch::randn({2, 8, 7, 6}, torch::TensorOptions().dtype(dt));
+    x.view(-1)[5] = std::numeric_limits<double>::quiet_NaN();
+    at::Tensor xc = channels_last_test::cl(x);
+    auto [y, i] = at::max_pool2d_with_indices(xc, {3, 3}, {2, 2}, {1, 1});
+    auto [yn, in] = at::max_pool2d_with_indices(x, {3, 3}, {2, 2}, {1, 1});
+    CHECK(at::equal(i, in));
+    CHECK(at::equal(y.isnan(), yn.isnan()));
+    CHECK(at::equal(y.nan_to_num(0), yn.nan_to_num(0)));
+    CHECK(at::equal(at::max_pool2d(xc, {2, 2}).nan_to_num(0), at::max_pool2d(x, {2, 2}).nan_to_num(0)));
+    at::Tensor z = torch::randn({2, 8, 7, 6}, torch::TensorOptions().dtype(dt)), zc = channels_last_test::cl(z);
+    at::Tensor g = torch::randn({8}, torch::TensorOptions().dtype(dt)), bb = torch::randn({8}, torch::TensorOptions().dtype(dt));
+    for (bool training : {true, false}) {
+      at::Tensor rm = torch::zeros({8}, torch::TensorOptions().dtype(dt)), rv = torch::ones({8}, torch::TensorOptions().dtype(dt));
+      at::Tensor rm2 = rm.clone(), rv2 = rv.clone();
+      at::Tensor a = at::batch_norm(zc, g, bb, rm, rv, training, 0.1, 1e-5, false);
+      at::Tensor e = at::batch_norm(z, g, bb, rm2, rv2, training, 0.1, 1e-5, false);
+      const double tol = dt == at::kFloat ? 1e-5 : 1e-12;
+      CHECK(max_rel_err(a, e) <= tol);
+      CHECK(max_rel_err(rm, rm2) <= tol);
+      CHECK(max_rel_err(rv, rv2) <= tol);
+    }
+  }
+}
