@@ -47,6 +47,27 @@ BENCHMARK_CAPTURE(BM_conv2d_fwd_bwd, mnist2, ConvShape{64, 16, 32, 14}, "conv_mn
 // A ResNet basic block's 3x3 convolution in stage 1: 64 -> 64 channels at 56x56, batch 8.
 BENCHMARK_CAPTURE(BM_conv2d_fwd_bwd, resnet, ConvShape{8, 64, 64, 56}, "conv_resnet");
 
+// The same convolution on a channels-last input (and output gradient): output and gradients are
+// channels-last on both sides.
+void BM_conv2d_channels_last_fwd_bwd(benchmark::State& st, ConvShape s, const char* key) {
+  auto x = det({s.n, s.cin, s.hw, s.hw}, 1).contiguous(torch::MemoryFormat::ChannelsLast).requires_grad_(true);
+  auto w = det({s.cout, s.cin, 3, 3}, 2, 1.0 / std::sqrt(9.0 * s.cin)).requires_grad_(true);
+  auto g = det({s.n, s.cout, s.hw, s.hw}, 3).contiguous(torch::MemoryFormat::ChannelsLast);
+  auto step = [&] {
+    clear_grads({x, w});
+    auto y = torch::conv2d(x, w, {}, {1, 1}, {1, 1});
+    y.backward(g);
+    return y;
+  };
+  for (auto _ : st) benchmark::DoNotOptimize(step());
+  const double flops = 3.0 * 2.0 * s.n * s.cout * s.hw * s.hw * s.cin * 9;
+  report(st, key, Meta{1.0, 1e-4, 0, flops}, [&] {
+    auto y = step();
+    return std::vector<torch::Tensor>{y.contiguous(), x.grad().contiguous(), w.grad().contiguous()};
+  });
+}
+BENCHMARK_CAPTURE(BM_conv2d_channels_last_fwd_bwd, resnet_cl, ConvShape{8, 64, 64, 56}, "conv_resnet_cl");
+
 // ---------------------------------------------------------------- max_pool2d
 
 // 2x2 pooling at the main job's first block (64 x 16 x 28 x 28), forward and backward.

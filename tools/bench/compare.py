@@ -75,6 +75,7 @@ LABELS = {
     "BM_conv2d_fwd_bwd/mnist1": "conv2d fwd+bwd 64×1×28² → 16 (MNIST CNN 1)",
     "BM_conv2d_fwd_bwd/mnist2": "conv2d fwd+bwd 64×16×14² → 32 (MNIST CNN 2)",
     "BM_conv2d_fwd_bwd/resnet": "conv2d fwd+bwd 8×64×56² → 64 (ResNet block)",
+    "BM_conv2d_channels_last_fwd_bwd/resnet_cl": "conv2d fwd+bwd 8×64×56² → 64, channels-last",
     "BM_max_pool2d_fwd_bwd": "max_pool2d 2×2 fwd+bwd, 64×16×28²",
     "BM_batch_norm2d_fwd_bwd": "batch_norm train fwd+bwd, 8×64×56²",
     "BM_LSTM_h256_fwd_bwd": "LSTM h256, seq 32, batch 32, fwd+bwd",
