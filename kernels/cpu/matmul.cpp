@@ -254,12 +254,17 @@ bool dnnl_gemm(const char* op, ScalarType st, const Operand& c, const Operand& a
 // primitive (brgemm) here: 1024^3 13.7 ms vs 14.5-16.5 ms, 2048^3 109 ms vs 124 ms, 512^3 1.63 ms vs
 // 1.73 ms (1 thread, AVX-512, oneDNN 2.6); at 256^3 they tie and for a thin operand (a linear
 // layer's 64 x 1024 x 1024) the primitive is faster. So float32 products with M, N and K all at
-// least kSgemmMin take sgemm, which needs no primitive (and so no cache entry).
-constexpr int64_t kSgemmMin = 512;
+// least kSgemmMin take sgemm, which needs no primitive (and so no cache entry). So does a single
+// row against a large matrix (a linear layer at batch 1): sgemm's matrix-vector path took 154-184
+// us for 1 x 1024 x 1024 where the primitive took 310-375 us (libtorch 153-185 us; 1 thread); from
+// 8 rows on the primitive is faster again.
+constexpr int64_t kSgemmMin = 512, kSgemvMin = 256;
 
 bool dnnl_sgemm_gemm(const Operand& c, const Operand& a, const Operand& b, double alpha, double beta) {
   const int64_t M = a.rows, K = a.cols, N = b.cols;
-  if (c.batch != 1 || M < kSgemmMin || N < kSgemmMin || K < kSgemmMin || c.sc != 1 || c.sr < N) return false;
+  const bool large = M >= kSgemmMin && N >= kSgemmMin && K >= kSgemmMin;
+  const bool row = M == 1 && N >= kSgemvMin && K >= kSgemvMin;
+  if (c.batch != 1 || !(large || row) || c.sc != 1 || c.sr < N) return false;
   // Operands are row-major (sc == 1, leading dimension sr) or column-major (sr == 1, leading
   // dimension sc), see normalise(); a column-major operand is the transpose of a row-major one.
   const bool ta = a.sc != 1, tb = b.sc != 1;

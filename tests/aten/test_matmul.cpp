@@ -186,3 +186,32 @@ TEST_CASE("large float32 products (Note [Large products through oneDNN's sgemm])
   CHECK(max_rel_err(torch::addmm(c, a, b, 0.5, 2), ember_test::ref::axpby(c.expand({512, 520}), ref.clone(), 0.5, 2.0)) < 1e-4);
   CHECK(max_rel_err(torch::mm(a, b), torch::mm(a, b)) == 0.0);
 }
+
+TEST_CASE("one row against a large matrix takes sgemm's matrix-vector path (batch-1 linear)", "[matmul]") {
+  // Note [Large products through oneDNN's sgemm]: M == 1 with N, K >= 256. Sizes off the vector
+  // widths, a transposed weight (linear's), a strided row, addmm's alpha/beta and NaN in a beta-0
+  // self, against the float64 reference; the result does not depend on the thread count.
+  torch::manual_seed(12);
+  auto x = torch::randn({1, 301}), w = torch::randn({389, 301}), bias = torch::randn({389});
+  auto ref = ember_test::ref::mm(x, w.t().contiguous());
+  CHECK(max_rel_err(torch::mm(x, w.t()), ref) < 1e-4);
+  CHECK(max_rel_err(torch::mm(x, w.t().contiguous()), ref) < 1e-4);
+  auto wide = torch::zeros({2, 301});
+  wide.select(0, 1).copy_(x.squeeze(0));
+  CHECK(max_rel_err(torch::mm(wide.slice(0, 1, 2), w.t()), ref) < 1e-4);
+  auto xs = torch::zeros({1, 602});
+  xs.slice(1, 0, 602, 2).copy_(x);
+  CHECK(max_rel_err(torch::mm(xs.slice(1, 0, 602, 2), w.t()), ref) < 1e-4);  // a row with stride 2
+  auto lin = torch::linear(x, w, bias);
+  CHECK(max_rel_err(lin, ember_test::ref::axpby(bias.unsqueeze(0), ref.clone(), 1.0, 1.0)) < 1e-4);
+  auto r0 = torch::addmm(torch::full({1, 389}, std::nan("")), x, w.t(), 0, 3);
+  CHECK_FALSE(torch::isnan(r0).any().item<bool>());
+  CHECK(max_rel_err(r0, ref * 3) < 1e-4);
+  const int saved = at::get_num_threads();
+  at::set_num_threads(1);
+  auto one = torch::linear(x, w, bias);
+  at::set_num_threads(2);
+  auto two = torch::linear(x, w, bias);
+  at::set_num_threads(saved);
+  CHECK(torch::equal(one, two));
+}
