@@ -43,8 +43,9 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     // Keep the incoming tensor when nobody else holds it or its storage (a view made with grad
     // mode off is not marked as one) and grad mode is off; else copy, so that later in-place
     // accumulation never writes into another tensor, e.g. the gradient a caller passed in.
-    if (!at::GradMode::is_enabled() && g.use_count() == 1 && g.storage().use_count() == 1 && g.is_contiguous() &&
-        !g.is_view())
+    // A channels-last gradient of a channels-last variable is kept too (libtorch's layout rule).
+    const bool layout_ok = g.is_contiguous() || (g.is_contiguous(at::MemoryFormat::ChannelsLast) && g.strides() == variable.strides());
+    if (!at::GradMode::is_enabled() && g.use_count() == 1 && g.storage().use_count() == 1 && layout_ok && !g.is_view())
       acc = std::move(g);
     else acc = at::GradMode::is_enabled() ? g : g.clone();
   } else if (at::GradMode::is_enabled()) {

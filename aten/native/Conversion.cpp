@@ -85,7 +85,8 @@ Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
     EMBER_CHECK(self.dim() == 4, "[contiguous] MemoryFormat::ChannelsLast expects a 4-d tensor; got ", self.dim(), " dims");
     if (self.is_contiguous(MemoryFormat::ChannelsLast)) return self;
     // A dense N, H, W, C buffer seen with NCHW sizes.
-    Tensor out = at::empty({self.size(0), self.size(2), self.size(3), self.size(1)}, self.options()).permute({0, 3, 1, 2});
+    const int64_t C = std::max<int64_t>(self.size(1), 1), H = std::max<int64_t>(self.size(2), 1), W = std::max<int64_t>(self.size(3), 1);
+    Tensor out = at::empty_strided(self.sizes(), {H * W * C, 1, W * C, C}, self.options());
     out.copy_(self);
     return out;
   }

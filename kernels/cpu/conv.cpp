@@ -473,9 +473,11 @@ bool use_channels_last(const ConvGeometry& g, const Tensor& input, const Tensor&
   return g.nd == 2 && (suggests_channels_last(input) || suggests_channels_last(weight));
 }
 
-// A new channels-last tensor of NCHW sizes `sizes`.
+// A new channels-last tensor of NCHW sizes `sizes` (not a view: autograd keeps it as the gradient
+// without a copy).
 Tensor empty_channels_last(IntArrayRef sizes, const TensorOptions& options) {
-  return at::empty({sizes[0], sizes[2], sizes[3], sizes[1]}, options).permute({0, 3, 1, 2});
+  const int64_t C = std::max<int64_t>(sizes[1], 1), W = std::max<int64_t>(sizes[3], 1), H = std::max<int64_t>(sizes[2], 1);
+  return at::empty_strided(sizes, {H * W * C, 1, W * C, C}, options);
 }
 
 // `t` when it is densely channels-last already (strides of size-1 dims do not matter), else a

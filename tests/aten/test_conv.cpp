@@ -463,3 +463,18 @@ TEST_CASE("max_pool2d and batch_norm on channels-last inputs: the NCHW values", 
     }
   }
 }
+
+TEST_CASE("conv2d channels-last: a channels-last leaf's gradient is channels-last (libtorch's x.grad strides)", "[conv][channels_last]") {
+  torch::manual_seed(15);
+  for (auto dt : {at::kFloat, at::kDouble}) {
+    at::Tensor x = channels_last_test::cl(torch::randn({2, 8, 5, 6}, torch::TensorOptions().dtype(dt))).requires_grad_(true);
+    at::Tensor w = torch::randn({4, 8, 3, 3}, torch::TensorOptions().dtype(dt)).requires_grad_(true);
+    at::Tensor y = torch::conv2d(x, w);
+    CHECK(y.strides().vec() == std::vector<int64_t>{48, 1, 16, 4});
+    y.sum().backward();
+    CHECK(x.grad().strides().vec() == std::vector<int64_t>{240, 1, 48, 8});
+    const at::Tensor xn = x.detach().contiguous().requires_grad_(true);
+    torch::conv2d(xn, w.detach()).sum().backward();
+    CHECK(max_rel_err(x.grad(), xn.grad()) <= (dt == at::kFloat ? 1e-5 : 1e-14));
+  }
+}
