@@ -283,9 +283,11 @@ TEST_CASE("DataLoader batch contents and repeated epochs, with and without worke
 
 namespace {
 // Batch k of a 10-sample dataset sleeps longer the earlier it is, so workers finish in reverse.
+// 20 ms steps: the unordered check below needs sample 3 to overtake sample 0 even on a loaded
+// machine (with 5 ms steps, 15 ms of margin, it failed once under a concurrent CI build).
 struct Reversing : data::datasets::Dataset<Reversing, data::TensorExample> {
   data::TensorExample get(size_t i) override {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5 * (10 - static_cast<int>(i))));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20 * (10 - static_cast<int>(i))));
     return torch::tensor(static_cast<int64_t>(i));
   }
   std::optional<size_t> size() const override { return 10; }
@@ -307,7 +309,7 @@ TEST_CASE("DataLoader workers keep sampler order with enforce_ordering", "[data]
   for (auto& b : *loose) any.push_back(b.data.item<int64_t>());
   REQUIRE(any.size() == 10);
   CHECK(std::set<int64_t>(any.begin(), any.end()).size() == 10);
-  // Sample 0 sleeps 50 ms, sample 3 only 35 ms: without ordering 3 arrives before 0.
+  // Sample 0 sleeps 200 ms, sample 3 only 140 ms: without ordering 3 arrives before 0.
   auto pos = [&](int64_t v) { return std::find(any.begin(), any.end(), v) - any.begin(); };
   CHECK(pos(3) < pos(0));
 }
