@@ -23,10 +23,13 @@ struct ConvShape {
   int64_t n, cin, cout, hw;
 };
 
-void BM_conv2d_fwd_bwd(benchmark::State& st, ConvShape s, const char* key) {
-  auto x = det({s.n, s.cin, s.hw, s.hw}, 1).requires_grad_(true);
+// conv2d forward + backward (input and weight gradients), NCHW or on a channels-last input and
+// output gradient (then output and gradients are channels-last on both sides).
+void conv2d_fwd_bwd(benchmark::State& st, ConvShape s, const char* key, bool channels_last) {
+  const auto fmt = channels_last ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous;
+  auto x = det({s.n, s.cin, s.hw, s.hw}, 1).contiguous(fmt).requires_grad_(true);
   auto w = det({s.cout, s.cin, 3, 3}, 2, 1.0 / std::sqrt(9.0 * s.cin)).requires_grad_(true);
-  auto g = det({s.n, s.cout, s.hw, s.hw}, 3);
+  auto g = det({s.n, s.cout, s.hw, s.hw}, 3).contiguous(fmt);
   auto step = [&] {
     clear_grads({x, w});
     auto y = torch::conv2d(x, w, {}, {1, 1}, {1, 1});
@@ -38,34 +41,16 @@ void BM_conv2d_fwd_bwd(benchmark::State& st, ConvShape s, const char* key) {
   const double flops = 3.0 * 2.0 * s.n * s.cout * s.hw * s.hw * s.cin * 9;
   report(st, key, Meta{1.0, 1e-4, 0, flops}, [&] {
     auto y = step();
-    return std::vector<torch::Tensor>{y, x.grad(), w.grad()};
+    return std::vector<torch::Tensor>{y.contiguous(), x.grad().contiguous(), w.grad().contiguous()};
   });
 }
+void BM_conv2d_fwd_bwd(benchmark::State& st, ConvShape s, const char* key) { conv2d_fwd_bwd(st, s, key, false); }
+void BM_conv2d_channels_last_fwd_bwd(benchmark::State& st, ConvShape s, const char* key) { conv2d_fwd_bwd(st, s, key, true); }
 // The main job's CNN (examples/mnist, batch 64): conv 1 -> 16 at 28x28, conv 16 -> 32 at 14x14.
 BENCHMARK_CAPTURE(BM_conv2d_fwd_bwd, mnist1, ConvShape{64, 1, 16, 28}, "conv_mnist1");
 BENCHMARK_CAPTURE(BM_conv2d_fwd_bwd, mnist2, ConvShape{64, 16, 32, 14}, "conv_mnist2");
 // A ResNet basic block's 3x3 convolution in stage 1: 64 -> 64 channels at 56x56, batch 8.
 BENCHMARK_CAPTURE(BM_conv2d_fwd_bwd, resnet, ConvShape{8, 64, 64, 56}, "conv_resnet");
-
-// The same convolution on a channels-last input (and output gradient): output and gradients are
-// channels-last on both sides.
-void BM_conv2d_channels_last_fwd_bwd(benchmark::State& st, ConvShape s, const char* key) {
-  auto x = det({s.n, s.cin, s.hw, s.hw}, 1).contiguous(torch::MemoryFormat::ChannelsLast).requires_grad_(true);
-  auto w = det({s.cout, s.cin, 3, 3}, 2, 1.0 / std::sqrt(9.0 * s.cin)).requires_grad_(true);
-  auto g = det({s.n, s.cout, s.hw, s.hw}, 3).contiguous(torch::MemoryFormat::ChannelsLast);
-  auto step = [&] {
-    clear_grads({x, w});
-    auto y = torch::conv2d(x, w, {}, {1, 1}, {1, 1});
-    y.backward(g);
-    return y;
-  };
-  for (auto _ : st) benchmark::DoNotOptimize(step());
-  const double flops = 3.0 * 2.0 * s.n * s.cout * s.hw * s.hw * s.cin * 9;
-  report(st, key, Meta{1.0, 1e-4, 0, flops}, [&] {
-    auto y = step();
-    return std::vector<torch::Tensor>{y.contiguous(), x.grad().contiguous(), w.grad().contiguous()};
-  });
-}
 BENCHMARK_CAPTURE(BM_conv2d_channels_last_fwd_bwd, resnet_cl, ConvShape{8, 64, 64, 56}, "conv_resnet_cl");
 
 // ---------------------------------------------------------------- max_pool2d
