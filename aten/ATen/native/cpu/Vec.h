@@ -81,6 +81,7 @@ inline constexpr const char* kLevel = "avx512";
 using NF = __m512;
 using ND = __m512d;
 inline constexpr int kLanesF = 16, kLanesD = 8;
+inline constexpr bool kFusedFma = true;  // fma(a, b, c) rounds once
 #define EMBER_SLEEF_F(fn) Sleef_finz_##fn##f16_u10avx512f
 #define EMBER_SLEEF_D(fn) Sleef_finz_##fn##d8_u10avx512f
 inline NF set1(float x) { return _mm512_set1_ps(x); }
@@ -133,12 +134,15 @@ inline NF bit_and(NF a, NF b) { return _mm512_and_ps(a, b); }
 inline NF pow2i(NF n) {
   return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
 }
+inline NF scale2(NF p, NF n) { return _mm512_scalef_ps(p, n); }
+#define EMBER_VEC_HAVE_SCALE2 1
 
 #elif defined(EMBER_VEC_AVX2)
 inline constexpr const char* kLevel = "avx2";
 using NF = __m256;
 using ND = __m256d;
 inline constexpr int kLanesF = 8, kLanesD = 4;
+inline constexpr bool kFusedFma = true;
 #define EMBER_SLEEF_F(fn) Sleef_finz_##fn##f8_u10avx2
 #define EMBER_SLEEF_D(fn) Sleef_finz_##fn##d4_u10avx2
 inline NF set1(float x) { return _mm256_set1_ps(x); }
@@ -188,6 +192,7 @@ inline constexpr const char* kLevel = "sse2";
 using NF = __m128;
 using ND = __m128d;
 inline constexpr int kLanesF = 4, kLanesD = 2;
+inline constexpr bool kFusedFma = false;
 #define EMBER_SLEEF_F(fn) Sleef_cinz_##fn##f4_u10sse2
 #define EMBER_SLEEF_D(fn) Sleef_cinz_##fn##d2_u10sse2
 inline NF set1(float x) { return _mm_set1_ps(x); }
@@ -261,6 +266,11 @@ struct Lanes {
   T l[N];
 };
 inline constexpr int kLanesF = 4, kLanesD = 2;
+#if defined(__FMA__) || defined(__ARM_FEATURE_FMA) || defined(__aarch64__)
+inline constexpr bool kFusedFma = true;
+#else
+inline constexpr bool kFusedFma = false;
+#endif
 using NF = Lanes<float, kLanesF>;
 using ND = Lanes<double, kLanesD>;
 // SLEEF's portable scalar code: its FMA build where the target has fused multiply-add (more
@@ -358,6 +368,16 @@ template <typename G, typename X>
 inline X apply2(const G& f, X a, X b) { return f(a, b); }
 #endif
 
+#if !defined(EMBER_VEC_HAVE_SCALE2)
+// p 2^n rounded once, for p in [0.5, 2) and an integer-valued n in [-152, 128]: p 2^m with m
+// clamped to [-125, 127] is a normal float (exact), and the rest of n, in [-27, 1], rounds once.
+inline NF scale2(NF p, NF n) {
+  const NF m = min_nan(max_nan(n, set1(-125.0f)), set1(127.0f));
+  return mul(mul(p, pow2i(m)), pow2i(sub(n, m)));
+}
+#endif
+#undef EMBER_VEC_HAVE_SCALE2
+
 }  // namespace vecimpl
 
 /// Vec<T>::size lanes of float or double at the level this file was compiled for.
@@ -424,7 +444,6 @@ EMBER_VEC_NATIVE1(round)
 #define EMBER_VEC_SLEEF1(NAME)                                                   \
   inline VF NAME(VF a) { return vecimpl::apply1(EMBER_SLEEF_F(NAME), a.v); } \
   inline VD NAME(VD a) { return vecimpl::apply1(EMBER_SLEEF_D(NAME), a.v); }
-EMBER_VEC_SLEEF1(exp)
 EMBER_VEC_SLEEF1(exp2)
 EMBER_VEC_SLEEF1(expm1)
 EMBER_VEC_SLEEF1(log)
@@ -438,6 +457,38 @@ EMBER_VEC_SLEEF1(acos)
 EMBER_VEC_SLEEF1(atan)
 EMBER_VEC_SLEEF1(tanh)
 #undef EMBER_VEC_SLEEF1
+
+// Note [Own float exp]: float exp is computed here, inline, rather than by SLEEF's u10 call: exp is
+// the inner step of sigmoid, softmax, log_softmax, silu, elu, the losses..., and a call per vector
+// (with the registers it clobbers) cost a third of exp's loop over 16M floats. e^x = 2^n e^r with
+// n = round(x log2 e) and r = x - n ln 2 (ln 2 in two parts; n ln2_hi is exact, r exact at the FMA
+// levels), e^r = 1 + (r + r^2 P(r)) with the degree-4 minimax P of Note [Own float erf], and p 2^n
+// rounded once (vscalefps at avx512; two exact-then-one-rounding steps elsewhere, the same bits),
+// which also gives inf past 88.72 and denormals down to 0 below -103.97. x is clamped to [-104, 89]
+// first (NaN passes). Every FMA level runs the same operations and agrees bit for bit; the errors
+// are in docs/vector-math.md. Double exp stays SLEEF's.
+namespace exp_detail {
+// (e^r - 1 - r) / r^2, |r| <= ln 2 / 2 (minimax, tools/fit_erf.py)
+inline constexpr float kExp[] = {0x1p-1f, 0x1.555552p-3f, 0x1.5554e6p-5f, 0x1.1115c8p-7f, 0x1.6d4efep-10f,
+                                 0x1.9a6adp-13f};
+}  // namespace exp_detail
+inline VF exp(VF x) {  // Note [Own float exp]
+  using namespace exp_detail;
+  using vecimpl::fma;
+  const VF xc = vecimpl::min_nan(vecimpl::max_nan(x.v, VF(-104.0f).v), VF(89.0f).v);
+  const VF n = VF(fma(xc.v, VF(1.44269504f).v, VF(12582912.0f).v)) - 12582912.0f;
+  const VF r = fma(n.v, VF(-0x1.7f7d1cp-20f).v, fma(n.v, VF(-0x1.62e4p-1f).v, xc.v));
+  VF q(kExp[5]);
+  for (int i = 4; i >= 0; --i) q = fma(q.v, r.v, VF(kExp[i]).v);
+  // e^r = 1 + r + r^2 q: as 1 + r (1 + r q) where fma rounds once, else as 1 + (r + r^2 q), whose
+  // roundings cost less there (0.87 / 0.95 ulp at most, over every float).
+  if constexpr (vecimpl::kFusedFma) {
+    return vecimpl::scale2(fma(r.v, fma(r.v, q.v, VF(1.0f).v), VF(1.0f).v), n.v);
+  } else {
+    return vecimpl::scale2((VF(fma((r * r).v, q.v, r.v)) + 1.0f).v, n.v);
+  }
+}
+inline VD exp(VD a) { return vecimpl::apply1(EMBER_SLEEF_D(exp), a.v); }
 
 // Note [SLEEF range fixes]: SLEEF's sinh and cosh overflow where e^|x| does (float |x| > 88.72,
 // double > 709.78), short of where the results do (89.41, 710.47), and its log1p returns inf
