@@ -12,9 +12,9 @@ mp.mp.dps = 40
 N = 2000  # nodes per fit
 
 
-def nodes(a, b):
-    k = np.arange(N)
-    return (a + b) / 2 + (b - a) / 2 * np.cos(np.pi * (k + 0.5) / N)
+def nodes(a, b, n=None):
+    k = np.arange(n or N)
+    return (a + b) / 2 + (b - a) / 2 * np.cos(np.pi * (k + 0.5) / len(k))
 
 
 def lawson(A, f, weight, iters=40):
@@ -27,11 +27,12 @@ def lawson(A, f, weight, iters=40):
     return c
 
 
-def fit(x, f, degree, weight):
-    """Coefficients c_0..c_degree (float32 values) of sum c_k x^k ~ f, error weighted by weight."""
+def fit(x, f, degree, weight, c0=None):
+    """Coefficients c_0..c_degree (float32 values) of sum c_k x^k ~ f, error weighted by weight
+    (c_0 = c0 when given)."""
     A = np.vander(x, degree + 1, increasing=True)
-    cs = []
-    for k in range(degree + 1):
+    cs = [] if c0 is None else [c0]
+    for k in range(len(cs), degree + 1):
         rest = f - (A[:, :k] @ np.array(cs) if k else 0)
         cs.append(float(np.float32(lawson(A[:, k:], rest, weight)[0])))
     return cs, float(np.abs((A @ np.array(cs) - f) * weight).max())
@@ -53,16 +54,29 @@ def erf_over_x(v, scale):  # erf(scale sqrt(v)) / sqrt(v)
 s = np.abs(nodes(0, 0.81))
 f = np.array([float(erf_over_x(mp.mpf(v), 1)) for v in s])
 show("kErfSmall", *fit(s, f - 1, 6, 1 / f))
-# erf(x / sqrt 2) / x in x^2, x in [0, 0.9 sqrt 2], relative
-s = np.abs(nodes(0, 1.62))
-f = np.array([float(erf_over_x(mp.mpf(v), 1 / mp.sqrt(2))) for v in s])
-show("kGeluSmall", *fit(s, f, 6, 1 / f))
 # Q(u) = log(erfc(z) e^(z^2) (1 + p z)) + ln 2, u = 2 / (1 + p z) - 1, p = 1 / sqrt 2, z in [0.3, 11]
 p = 1 / mp.sqrt(2)
 u = nodes(float((1 - p * 11) / (1 + p * 11)), float((1 - p * 0.3) / (1 + p * 0.3)))
 z = [(1 - mp.mpf(v)) / (p * (1 + mp.mpf(v))) for v in u]
 q = np.array([float(mp.log(mp.erfc(v) * mp.exp(v * v) * (1 + p * v)) + mp.log(2)) for v in z])
 show("kErfcTail", *fit(u, q, 11, np.ones(N)))
+# gelu: Q(u) = log(Phi(-a) e^(a^2 / 2) (1 + a / 2)) + ln 2, u = 2 / (1 + a / 2) - b, a in [0, 15.5].
+# b (a float near 1) is picked so that Q at u = 0 is within 2^-40 of a multiple of 2^-23, which
+# becomes the constant term: rounding it costs nothing, and A + Q0 in gelu_erf adds exactly.
+def gelu_q(t):  # Q at t = 1 / (1 + a / 2)
+    t = mp.mpf(t)
+    a = 2 * (1 / t - 1)
+    return mp.log(mp.erfc(a / mp.sqrt(2)) / 2 * mp.exp(a * a / 2) / t) + mp.log(2)
+cands = []
+for k in range(-200, 201):
+    b = float(np.float32(1 + k * 2.0**-23))
+    q = gelu_q(mp.mpf(b) / 2)
+    cands.append((abs(float(q) - round(float(q) * 2**23) / 2**23), b, round(float(q) * 2**23) / 2**23))
+_, b, q0 = min(cands)
+u = nodes(2 / (1 + 15.5 / 2) - b, 2 - b, 1500)
+q = np.array([float(gelu_q((mp.mpf(v) + b) / 2)) for v in u])
+print(f"// kGeluB = {float(b).hex()}")
+show("kGeluQ", *fit(u, q, 11, np.ones(len(u)), q0))
 # (e^r - 1 - r) / r^2, |r| <= ln 2 / 2 (and 0.2% more), error relative to e^r
 r = nodes(-float(mp.log(2)) / 2 * 1.002, float(mp.log(2)) / 2 * 1.002)
 g = np.array([float((mp.exp(mp.mpf(v)) - 1 - v) / mp.mpf(v) ** 2) for v in r])

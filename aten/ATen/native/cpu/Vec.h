@@ -378,6 +378,51 @@ inline NF scale2(NF p, NF n) {
 #endif
 #undef EMBER_VEC_HAVE_SCALE2
 
+// Float lanes, for gelu_erf (Note [Own float erf]): fms(a, b, c) = a b - c and fnma(a, b, c) =
+// c - a b (rounded once where fma is fused), min_num(a, b) = a < b ? a : b (b where a is NaN, as
+// minps), and add_exp(p, k): p with the low 9 bits of k's pattern added to its exponent field,
+// which is p 2^j, exact while that is a normal float, for k = 1.5 2^23 + j (|j| < 2^22).
+#if defined(EMBER_VEC_AVX512)
+inline NF fms(NF a, NF b, NF c) { return _mm512_fmsub_ps(a, b, c); }
+inline NF fnma(NF a, NF b, NF c) { return _mm512_fnmadd_ps(a, b, c); }
+inline NF min_num(NF a, NF b) { return _mm512_min_ps(a, b); }
+inline NF add_exp(NF p, NF k) {
+  return _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(p), _mm512_slli_epi32(_mm512_castps_si512(k), 23)));
+}
+#elif defined(EMBER_VEC_AVX2)
+inline NF fms(NF a, NF b, NF c) { return _mm256_fmsub_ps(a, b, c); }
+inline NF fnma(NF a, NF b, NF c) { return _mm256_fnmadd_ps(a, b, c); }
+inline NF min_num(NF a, NF b) { return _mm256_min_ps(a, b); }
+inline NF add_exp(NF p, NF k) {
+  return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p), _mm256_slli_epi32(_mm256_castps_si256(k), 23)));
+}
+#elif defined(EMBER_VEC_SSE2)
+inline NF fms(NF a, NF b, NF c) { return _mm_sub_ps(_mm_mul_ps(a, b), c); }
+inline NF fnma(NF a, NF b, NF c) { return _mm_sub_ps(c, _mm_mul_ps(a, b)); }
+inline NF min_num(NF a, NF b) { return _mm_min_ps(a, b); }
+inline NF add_exp(NF p, NF k) { return _mm_castsi128_ps(_mm_add_epi32(_mm_castps_si128(p), _mm_slli_epi32(_mm_castps_si128(k), 23))); }
+#else
+inline NF fms(NF a, NF b, NF c) {
+  for (int i = 0; i < kLanesF; ++i) a.l[i] = kFusedFma ? std::fma(a.l[i], b.l[i], -c.l[i]) : a.l[i] * b.l[i] - c.l[i];
+  return a;
+}
+inline NF fnma(NF a, NF b, NF c) {
+  for (int i = 0; i < kLanesF; ++i) a.l[i] = kFusedFma ? std::fma(-a.l[i], b.l[i], c.l[i]) : c.l[i] - a.l[i] * b.l[i];
+  return a;
+}
+inline NF min_num(NF a, NF b) { return map_lanes(a, b, [](float x, float y) { return x < y ? x : y; }); }
+inline NF add_exp(NF p, NF k) {
+  for (int i = 0; i < kLanesF; ++i) {
+    uint32_t x, y;
+    std::memcpy(&x, &p.l[i], 4);
+    std::memcpy(&y, &k.l[i], 4);
+    x += y << 23;
+    std::memcpy(&p.l[i], &x, 4);
+  }
+  return p;
+}
+#endif
+
 }  // namespace vecimpl
 
 /// Vec<T>::size lanes of float or double at the level this file was compiled for.
@@ -578,20 +623,28 @@ EMBER_VEC_COMPOSITES(VD, double)
 // Note [Own float erf]: float erf and gelu_erf are computed here rather than by SLEEF (whose u10
 // erff costs about 40 ns per 16 lanes, and whose 1 + erf(x / sqrt 2) cancels for negative x), written
 // once over the level primitives so that every level runs the same operations: the FMA levels
-// agree bit for bit, and so do sse2 and generic without FMA. Two forms, chosen per lane:
-//   - near 0, erf(z) = z + z P(z^2) (|z| <= 0.9; gelu uses erf(x / sqrt 2) / x in x^2 directly);
-//   - beyond, erfc(z) = t e^(-z^2 + Q(u)) / 2 with t = 1 / (1 + p z), p = 1 / sqrt 2, u = 2t - 1,
-//     for z in [0.3, 11]; erf = 1 - erfc, and gelu's negative side is x / 2 erfc(|x| / sqrt 2),
-//     which does not cancel.
-// -z^2 is taken exactly (the leading 12 bits of |x| squared, plus a small remainder), the rounding
-// of t (and of u through it) is folded into the exponent, and e^y = 2^n e^r (r = y - n ln 2, split
-// so that its large parts add exactly). The coefficients are minimax fits to erf, log(erfc(z) e^(z^2)
-// / t) and e^r rounded to float (tools/fit_erf.py). Errors are tabled in docs/vector-math.md.
+// agree bit for bit, and so do sse2 and generic without FMA.
+//   - erf: near 0, erf(z) = z + z P(z^2) (|z| <= 0.9); beyond, 1 - erfc(z) with erfc(z) =
+//     t e^(-z^2 + Q(u)) / 2, t = 1 / (1 + p z), p = 1 / sqrt 2, u = 2t - 1, for z in [0.3, 11].
+//   - gelu: one form for every x, with E = erfc(a / sqrt 2) / 2 = Phi(-a), a = |x|: x - x E (one
+//     fnma) for x > 0, x E below; neither cancels. E = t e^(-a^2 / 2 + Q(u) - ln 2) with t =
+//     1 / (1 + a / 2), u = 2t - b, Q fitted over all of a in [0, 15.5] (so no near-0 polynomial nor
+//     select), b chosen so that Q's constant term is a float on the 2^-23 grid to within 2^-40
+//     (A + Q0 below then adds exactly). t's rounding, and d = 1 + a / 2's, are measured exactly
+//     (d0 = 1 - t (d + dl)) and put into u and the exponent; 2^(n - 1) is added to the exponent
+//     field of t e^r as an integer, and only a vector with a lane past a = 12.8 (results that turn
+//     subnormal, inf, NaN) takes the slower path that rounds those once.
+// -z^2 is taken exactly (two-product with fma; without fma, the leading 12 bits of |x| squared
+// plus a small remainder), and e^y = 2^n e^r (r = y - n ln 2, split so that its large parts add
+// exactly). The coefficients are minimax fits to erf, log(erfc(z) e^(z^2) / t) and e^r rounded
+// to float (tools/fit_erf.py). Errors are tabled in docs/vector-math.md.
 namespace erf_detail {
 inline VF fma(VF a, VF b, VF c) { return vecimpl::fma(a.v, b.v, c.v); }
 inline VF select_gt(VF x, VF t, VF a, VF b) { return vecimpl::blend_gt(x.v, t.v, a.v, b.v); }
 inline VF min_v(VF a, float b) { return vecimpl::min_nan(a.v, VF(b).v); }
 inline VF max_v(VF a, float b) { return vecimpl::max_nan(a.v, VF(b).v); }
+inline VF fms(VF a, VF b, VF c) { return vecimpl::fms(a.v, b.v, c.v); }
+inline VF fnma(VF a, VF b, VF c) { return vecimpl::fnma(a.v, b.v, c.v); }
 // c[From] + c[From + 1] x + ... + c[N - 1] x^(N - 1 - From)
 template <int From = 0, int N> inline VF horner(VF x, const float (&c)[N]) {
   VF r(c[N - 1]);
@@ -601,9 +654,11 @@ template <int From = 0, int N> inline VF horner(VF x, const float (&c)[N]) {
 // erf(z) / z - 1 in z^2, z in [0, 0.9]
 inline constexpr float kErfSmall[] = {0x1.06eba8p-3f, -0x1.81274p-2f, 0x1.ce2d6p-4f, -0x1.b80062p-6f,
                                       0x1.543f2ap-8f, -0x1.a583bcp-11f, 0x1.4d2864p-14f};
-// erf(x / sqrt 2) / x in x^2, x in [0, 0.9 sqrt 2]
-inline constexpr float kGeluSmall[] = {0x1.988454p-1f, -0x1.1058b6p-3f, 0x1.46eb9ep-6f, -0x1.396dfcp-9f,
-                                       0x1.062516p-12f, -0x1.e4cf38p-16f, 0x1.a5f6ccp-19f};
+// gelu: Q(u) = log(Phi(-a) e^(a^2 / 2) / t) + ln 2 in u = 2t - kGeluB, t = 1 / (1 + a / 2), a in [0, 15.5]
+inline constexpr float kGeluB = 0x1.fffcfp-1f;
+inline constexpr float kGeluQ[] = {-0x1.966d58p-2f, 0x1.f8b1dap-2f, -0x1.420e66p-4f, -0x1.256392p-5f,
+                                   0x1.5754c8p-6f, 0x1.140e38p-10f, -0x1.7ad066p-8f, 0x1.1a5122p-9f,
+                                   0x1.a03ad8p-11f, -0x1.cae648p-11f, 0x1.8cf73p-14f, 0x1.3825d4p-14f};
 // Q(u) = log(erfc(z) e^(z^2) / t) + ln 2 in u, z in [0.3, 11]
 inline constexpr float kErfcTail[] = {0x1.2f5e0cp-2f, 0x1.f8b0dap-2f, -0x1.420fdp-4f, -0x1.25559ap-5f,
                                       0x1.57000cp-6f, 0x1.06f498p-10f, -0x1.72a1eap-8f, 0x1.37fef4p-9f,
@@ -653,16 +708,54 @@ inline VF erf(VF x) {  // Note [Own float erf]
 }
 inline VD erf(VD a) { return vecimpl::apply1(EMBER_SLEEF_D(erf), a.v); }
 
-/// 0.5 x (1 + erf(x / sqrt 2)); below x = -0.4 sqrt 2 as 0.5 x erfc(|x| / sqrt 2). Note [Own float erf]
+/// 0.5 x (1 + erf(x / sqrt 2)), as x - x E for x > 0 and x E below, E = erfc(|x| / sqrt 2) / 2.
+/// Note [Own float erf]
 inline VF gelu_erf(VF x) {
   using namespace erf_detail;
-  const VF h = x * 0.5f;
-  const VF near0 = fma(h, x * horner(x * x, kGeluSmall), h);
-  const VF e = erfc_tail<true>(min_v(abs(x), 15.5f), 0.5f, 0.5f);  // 0 from |x| = 14.5 on
-  const VF pos = x * fma(e, -0.5f, 1.0f), neg = h * e;
-  // near0 is +0 for x = -0 (h + h e adds a +0 product), so ±0 (and NaN) pass through as they are.
-  const VF mid = select_gt(abs(x), 0.0f, near0, x);
-  return select_gt(-x, 0.56568542f, neg, select_gt(x, 1.27279221f, pos, mid));
+  const VF a(vecimpl::min_num(abs(x).v, VF(15.5f).v));  // 15.5 for NaN: then x E is x's NaN
+  // t = 1 / d, d = 1 + a / 2 rounded (dl: what it lost, exact); t (d + dl) = 1 - d0.
+  const VF d = fma(a, 0.5f, 1.0f), dl = fma(a, 0.5f, 1.0f - d), t = VF(1.0f) / d;
+  VF e0;  // 1 - t d, exactly
+  if constexpr (vecimpl::kFusedFma) {
+    e0 = fnma(t, d, 1.0f);
+  } else {  // t and d in halves of 12 bits, whose products are exact
+    const VF m(std::bit_cast<float>(0xfffff000u));
+    const VF th(vecimpl::bit_and(t.v, m.v)), tl = t - th, dh(vecimpl::bit_and(d.v, m.v)), dm = d - dh;
+    e0 = (((1.0f - th * dh) - th * dm) - tl * dh) - tl * dm;
+  }
+  const VF d0 = fnma(t, dl, e0);
+  const VF t2 = t + t, u = fma(t2, d0, t2 - kGeluB);  // at the exact t: 2 t (1 + d0) - b
+  VF P, Pl;  // -a^2 / 2 = P + Pl
+  if constexpr (vecimpl::kFusedFma) {
+    const VF h = a * -0.5f;
+    P = a * h;
+    Pl = fms(a, h, P);
+  } else {
+    const VF ah(vecimpl::bit_and(a.v, VF(std::bit_cast<float>(0xfffff000u)).v)), al = a - ah;
+    P = ah * (ah * -0.5f);
+    Pl = (al * -0.5f) * ((ah + ah) + al);
+  }
+  // E = t e^(P + Pl + Q(u) + d0 - ln 2) = t e^r 2^(n - 1), k = 1.5 2^23 - 1 + n. A = P - n ln2_hi
+  // (ln2_hi has 16 bits) is exact where P is large, and P itself (n = 0) where a is small; A + Q0
+  // adds exactly (Q0 on the 2^-23 grid) for |A + Q0| < 2.
+  const VF R = horner<1>(u, kGeluQ);  // (Q(u) - Q0) / u
+  const VF k = fma(fma(u, R, P) + kGeluQ[0], 1.44269504f, 12582911.0f), n = k - 12582911.0f;
+  const VF A = fma(n, -0x1.62e4p-1f, P);
+  const VF B = fma(u, R, fma(n, -0x1.7f7d1cp-20f, d0 + Pl));
+  const VF r = (A + kGeluQ[0]) + B;
+  const VF te = fma(t, fma(r * r, horner(r, kExpPoly), r), t);  // t e^r, rounded once
+  VF E(vecimpl::add_exp(te.v, k.v)), neg;                         // te 2^(n - 1) while normal
+  if (!vecimpl::any_gt(a.v, VF(12.8f).v)) {
+    neg = x * E;
+  } else {  // E subnormal or 0 in some lane: each rounded once, x E from the normal E 2^-m1
+    const VF m = n - 1.0f, m1 = max_v(m, -100.0f);
+    const VF Eh = te * VF(vecimpl::pow2i(m1.v)), s(vecimpl::pow2i((m - m1).v));
+    E = Eh * s;
+    // -0 from |x| = 15.4 on (the result is 0 from 14.5); NaN for -inf, as 0.5 x (1 + erf) gives.
+    neg = select_gt(a, 15.4f, x * 0.0f, (x * Eh) * s);
+  }
+  // E is 0.5 at x = ±0 (±0 results) and 0 from 15.5 on (x - a E = x up to +inf).
+  return select_gt(x, 0.0f, fnma(a, E, x), neg);
 }
 inline VD gelu_erf(VD x) { return 0.5 * x * (1.0 + erf(x * 0.7071067811865476)); }
 
