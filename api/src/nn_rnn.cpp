@@ -128,17 +128,26 @@ void lstm_direction_steps(const at::Tensor& rows, const at::Tensor& h0, const at
 }
 
 // Note [Fused LSTM steps on the CPU]
-// On the CPU a step is one matrix product h_prev W_hh^T (into a fresh [n, 4H] block, with W_hh^T
-// made contiguous once per direction: oneDNN multiplies a row-major right operand faster) and one
-// pass of at::native::cpu::lstm_cell_forward that adds the input projection (x W_ih^T, one mm for
-// all steps) and the biases and computes the gates,
-// c, tanh(c) and h. Everything a step writes goes into buffers allocated once per direction,
-// as blocks of n rows: states (h and c) in (steps + 1) slots, the initial state in slot 0 (forward
-// direction) or slot `steps` (reverse), so that the rows of the states before every step, in time
-// order, are one contiguous block (the right operand of dW_hh), and so are the outputs. The
-// backward's per-step arithmetic is one pass of lstm_cell_backward, its per-step product
-// d_gates W_hh. The activated gates overwrite the input projection they come from. Without a
-// gradient to record, tanh(c) and c live in one or two blocks reused at every step.
+// On the CPU a step is one matrix product h_prev W_hh^T (at::native::cpu::LstmStepProduct: W_hh^T
+// packed once per direction into oneDNN's blocked layout, the product written into one [n, 4H]
+// block reused by every step; Note [LSTM step products] in kernels/cpu/rnn.cpp) and one pass of
+// at::native::cpu::lstm_cell_forward that adds the input projection (x W_ih^T, one product for all
+// steps) and the biases and computes the gates, c, tanh(c) and h. Everything a step writes goes
+// into buffers allocated once per direction, as blocks of n rows: states (h and c) in (steps + 1)
+// slots, the initial state in slot 0 (forward direction) or slot `steps` (reverse), so that the
+// rows of the states before every step, in time order, are one contiguous block (the right
+// operand of dW_hh), and so are the outputs. The backward's per-step arithmetic is one pass of
+// lstm_cell_backward, its per-step product d_gates W_hh (packed the same way, into two
+// alternating [n, H] blocks). The activated gates overwrite the input projection they come from.
+// Without a gradient to record, tanh(c) and c live in one or two blocks reused at every step.
+//
+// Note [One LSTM workspace]
+// The buffers of a direction (projection/gates, tanh(c), the state slots, the step product) are
+// views of one allocation. Allocated one by one, the ~1 MiB buffers of a 32-step, 32-row, H = 256
+// layer were mapped fresh by glibc at every call (they are under the allocator's 4 MiB block
+// cache, Note [Large CPU block cache]), and the page faults of writing them were 7% of the forward
+// at 1 thread; as one block of 7 MiB the cache serves them again. Without a gradient to record the
+// hidden states (the output) are their own tensor, so that the output does not keep the rest alive.
 struct LstmTrace {
   at::Tensor gates;   // [steps * n, 4H] activated gates (i, f, g, o), time-indexed, over the input projection
   at::Tensor tanh_c;  // [steps * n, H] tanh of each step's c, time-indexed; [n, H] without keep
@@ -163,24 +172,40 @@ int64_t state_slot(int64_t t, bool reverse) { return reverse ? t : t + 1; }
 void lstm_direction_cpu(const at::Tensor& rows, const at::Tensor& h0, const at::Tensor& c0, const at::Tensor& w_ih,
                         const at::Tensor& w_hh, const at::Tensor& b_ih, const at::Tensor& b_hh, int64_t steps,
                         bool reverse, bool keep, LstmTrace& tr) {
-  const int64_t n = h0.size(0), hidden = w_hh.size(1);
-  // The biases are added in the step's pass (an addmm would first copy them into every row).
-  const at::Tensor projected = at::mm(rows, w_ih.t());
-  const at::Tensor bias = b_ih.defined() ? (b_ih + b_hh).contiguous() : at::Tensor();
-  const at::Tensor w_hh_t = w_hh.t().contiguous();
+  const int64_t n = h0.size(0), hidden = w_hh.size(1), gates = w_hh.size(0);
   const auto opts = h0.options();
-  tr.gates = projected;  // each step's block is activated in place
-  tr.tanh_c = at::empty({(keep ? steps : 1) * n, hidden}, opts);
-  tr.hs = at::empty({(steps + 1) * n, hidden}, opts);
-  tr.cs = at::empty({(keep ? steps + 1 : 2) * n, hidden}, opts);
+  // See Note [One LSTM workspace].
+  const int64_t parts[] = {steps * n * gates, (keep ? steps : 1) * n * hidden, keep ? (steps + 1) * n * hidden : 0,
+                           (keep ? steps + 1 : 2) * n * hidden, n * gates};
+  int64_t total = 0;
+  for (int64_t p : parts) total += p;
+  const at::Tensor ws = at::empty({total}, opts);
+  int64_t offset = 0;
+  auto part = [&](int64_t index, int64_t width) {
+    at::Tensor v = ws.narrow(0, offset, parts[index]).view({parts[index] / width, width});
+    offset += parts[index];
+    return v;
+  };
+  tr.gates = part(0, gates);  // the input projection; each step's block is activated in place
+  tr.tanh_c = part(1, hidden);
+  tr.hs = keep ? part(2, hidden) : at::empty({(steps + 1) * n, hidden}, opts);
+  if (!keep) offset += parts[2];
+  tr.cs = part(3, hidden);
+  const at::Tensor hh = part(4, gates);
+  // The biases are added in the step's pass (an addmm would first copy them into every row).
+  at::native::cpu::lstm_mm_into(tr.gates, rows, w_ih.t());
+  const at::Tensor bias = b_ih.defined() ? (b_ih + b_hh).contiguous() : at::Tensor();
+  // A plain (non-float) product multiplies a row-major right operand faster.
+  const at::native::cpu::LstmStepProduct step(rows.scalar_type() == at::kFloat ? w_hh.t() : w_hh.t().contiguous(),
+                                              n);
   const int64_t first = reverse ? steps : 0;
   rows_block(tr.hs, first, n).copy_(h0);
   rows_block(tr.cs, keep ? first : 0, n).copy_(c0);
   for (int64_t k = 0; k < steps; ++k) {
     const int64_t t = reverse ? steps - 1 - k : k;
     const int64_t prev = prev_slot(t, reverse), slot = state_slot(t, reverse);
-    const at::Tensor hh = at::mm(rows_block(tr.hs, prev, n), w_hh_t);
-    at::native::cpu::lstm_cell_forward(rows_block(projected, t, n), bias, hh, rows_block(tr.cs, keep ? prev : k % 2, n),
+    step.mm(rows_block(tr.hs, prev, n), hh);
+    at::native::cpu::lstm_cell_forward(rows_block(tr.gates, t, n), bias, hh, rows_block(tr.cs, keep ? prev : k % 2, n),
                                        rows_block(tr.gates, t, n), rows_block(tr.cs, keep ? slot : (k + 1) % 2, n),
                                        rows_block(tr.tanh_c, keep ? t : 0, n), rows_block(tr.hs, slot, n));
   }
@@ -294,15 +319,20 @@ struct LstmDirection : torch::autograd::Function<LstmDirection> {
     if (grads[2].defined()) dc.copy_(grads[2]);
     else dc.zero_();
     const at::Tensor d_all = at::empty({steps * n, 4 * hidden}, opts);
-    const at::Tensor w_hh_c = w_hh.contiguous();
+    const at::native::cpu::LstmStepProduct step(w_hh.contiguous(), n);
+    // dh of the step before, written into two alternating blocks (the pass reads the other one).
+    const at::Tensor dh_blocks = at::empty({2 * n, hidden}, opts);
     for (int64_t k = steps - 1; k >= 0; --k) {
       const int64_t t = reverse ? steps - 1 - k : k;
       const at::Tensor d_gates = rows_block(d_all, t, n);
       at::native::cpu::lstm_cell_backward(rows_block(gates, t, n), rows_block(cs, prev_slot(t, reverse), n),
                                           rows_block(tanh_c, t, n), dh,
                                           d_out.defined() ? rows_block(d_out, t, n) : at::Tensor(), dc, d_gates);
-      dh = at::mm(d_gates, w_hh_c);
+      at::Tensor next = rows_block(dh_blocks, k % 2, n);
+      step.mm(d_gates, next);
+      dh = next;
     }
+    dh = dh.clone();
     const at::Tensor d_all_t = d_all.t();
     const at::Tensor h_prev = hs.narrow(0, (reverse ? 1 : 0) * n, steps * n);
     at::Tensor d_bias = bias ? d_all.sum(0) : at::Tensor();

@@ -10,8 +10,11 @@
 
 #include "rnn_reference.h"
 
+#include <ATen/native/cpu/LstmCell.h>
+#include <array>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -712,5 +715,147 @@ TEST_CASE("RNN layers and packing reject bad input with a message", "[nn][rnn]")
                StartsWith("[pad_sequence] sequence 1 has shape [2, 4] but sequence 0 has [2, 3]"));
     CHECK_THAT(msg([] { R::PackedSequence(torch::ones({2}), torch::Tensor()); }),
                StartsWith("[PackedSequence] batch_sizes must be a CPU tensor"));
+  }
+}
+
+// ---------------------------------------------------------------- the LSTM's step products
+// Note [LSTM step products] (kernels/cpu/rnn.cpp): the packed per-step product and the product into
+// a caller's block, against a float64 triple loop written here.
+namespace lstm_products_test {
+
+// a [m, k] @ b [k, n] in double, one dot product per element, from any strides.
+torch::Tensor ref_mm(const torch::Tensor& a, const torch::Tensor& b) {
+  auto ad = a.to(torch::kDouble).contiguous(), bd = b.to(torch::kDouble).contiguous();
+  const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
+  auto out = torch::empty({m, n}, torch::kDouble);
+  const double *pa = ad.data_ptr<double>(), *pb = bd.data_ptr<double>();
+  double* po = out.data_ptr<double>();
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (int64_t q = 0; q < k; ++q) s += pa[i * k + q] * pb[q * n + j];
+      po[i * n + j] = s;
+    }
+  return out;
+}
+
+// |got - want| within float rounding of a length-k dot product of these magnitudes.
+void check_close(const torch::Tensor& got, const torch::Tensor& a, const torch::Tensor& b) {
+  const auto want = ref_mm(a, b);
+  const auto scale = ref_mm(a.to(torch::kDouble).abs(), b.to(torch::kDouble).abs());
+  const double eps = got.scalar_type() == torch::kFloat ? 6e-8 : 1.2e-16;
+  const auto err = (got.to(torch::kDouble) - want).abs();
+  const auto bound = scale * (eps * (a.size(1) + 2)) + 1e-300;
+  CHECK((err <= bound).all().item<bool>());
+}
+
+}  // namespace lstm_products_test
+
+TEST_CASE("LSTM step products: packed per-step product and product into a block", "[nn][rnn]") {
+  namespace T = lstm_products_test;
+  using at::native::cpu::LstmStepProduct;
+  // Shapes: an LSTM step's (rows, H, 4H) and its transpose, odd sizes (blocked-layout tails), one row.
+  const std::vector<std::array<int64_t, 3>> shapes = {{32, 256, 1024}, {32, 1024, 256}, {5, 13, 52}, {1, 7, 20}, {3, 20, 5}};
+  for (const auto dtype : {torch::kFloat, torch::kDouble}) {
+    for (const auto& [m, k, n] : shapes) {
+      INFO(dtype << " " << m << "x" << k << "x" << n);
+      const auto a = (fill({m, k}, 1) * 3).to(dtype);
+      const auto b_rm = (fill({k, n}, 2) * 2).to(dtype);
+      const auto b_cm = (fill({n, k}, 3) * 2).to(dtype).t();  // column-major, as W_hh^T
+      for (const auto& b : {b_rm, b_cm}) {
+        const LstmStepProduct p(b, m);
+        // Written into a block of a larger buffer, twice with other left operands (the packed
+        // matrix and the cached memory objects are reused).
+        auto buf = torch::full({m * n + 7}, std::nan(""), dtype);
+        auto out = buf.narrow(0, 3, m * n).view({m, n});
+        p.mm(a, out);
+        T::check_close(out, a, b);
+        const auto a2 = (fill({m, k}, 4) - 0.25).to(dtype);
+        p.mm(a2, out);
+        T::check_close(out, a2, b);
+        CHECK(std::isnan(buf[0].item<double>()));
+        CHECK(std::isnan(buf[m * n + 6].item<double>()));
+        // Another row count than packed for, and a strided left operand: the plain product.
+        const auto a3 = (fill({m + 1, 2 * k}, 5)).to(dtype).narrow(1, 0, k);
+        auto out3 = torch::empty({m + 1, n}, dtype);
+        p.mm(a3, out3);
+        T::check_close(out3, a3, b);
+      }
+      // lstm_mm_into: row- and column-major operands, a strided one, into a block of a buffer.
+      const auto a_cm = (fill({k, m}, 6)).to(dtype).t();
+      const auto a_strided = (fill({m, 2 * k}, 7)).to(dtype).slice(1, 0, 2 * k, 2);
+      for (const auto& lhs : {a, a_cm, a_strided})
+        for (const auto& rhs : {b_rm, b_cm}) {
+          auto buf = torch::full({m * n + 2}, std::nan(""), dtype);
+          auto out = buf.narrow(0, 1, m * n).view({m, n});
+          at::native::cpu::lstm_mm_into(out, lhs, rhs);
+          T::check_close(out, lhs, rhs);
+          CHECK(std::isnan(buf[0].item<double>()));
+          CHECK(std::isnan(buf[m * n + 1].item<double>()));
+        }
+    }
+  }
+  SECTION("NaN and infinities propagate as in a product") {
+    auto a = fill({4, 8}, 1).to(torch::kFloat);
+    auto b = fill({8, 16}, 2).to(torch::kFloat);
+    a.index_put_({1, 3}, std::nan(""));
+    a.index_put_({2, 0}, INFINITY);
+    const LstmStepProduct p(b, 4);
+    auto out = torch::empty({4, 16});
+    p.mm(a, out);
+    CHECK(out[1].isnan().all().item<bool>());
+    CHECK((out[2].isinf() | out[2].isnan()).all().item<bool>());
+    CHECK(out[0].isfinite().all().item<bool>());
+    CHECK(out[3].isfinite().all().item<bool>());
+    T::check_close(out.narrow(0, 0, 1), a.narrow(0, 0, 1), b);
+  }
+  SECTION("empty operands") {
+    const LstmStepProduct p(torch::empty({0, 4}), 3);
+    auto out = torch::full({3, 4}, 7.0f);
+    p.mm(torch::empty({3, 0}), out);
+    CHECK(torch::equal(out, torch::zeros({3, 4})));
+    auto out2 = torch::full({3, 4}, 7.0f);
+    at::native::cpu::lstm_mm_into(out2, torch::empty({3, 0}), torch::empty({0, 4}));
+    CHECK(torch::equal(out2, torch::zeros({3, 4})));
+  }
+}
+
+TEST_CASE("LSTM in float32 at the benchmark's size: fused steps against LSTMCell steps", "[nn][rnn]") {
+  // H = 256 and 32 rows: the packed step products' real shapes (Note [LSTM step products]), the
+  // whole workspace above the allocator's 4 MiB block cache (Note [One LSTM workspace]).
+  LSTM layer(LSTMOptions(64, 256));
+  LSTMCell cell(64, 256);
+  {
+    torch::NoGradGuard g;
+    int k = 20;
+    for (auto& p : layer->named_parameters()) p.value().copy_(fill(p.value().sizes(), k++) * 0.25);
+    auto p = layer->named_parameters();
+    for (const char* n : {"weight_ih", "weight_hh", "bias_ih", "bias_hh"}) cell->named_parameters()[n].copy_(p[std::string(n) + "_l0"]);
+  }
+  auto x = fill({24, 32, 64}, 1).to(torch::kFloat).requires_grad_(true);
+  auto [y, hc] = layer->forward(x);
+  auto gy = fill({24, 32, 256}, 9).to(torch::kFloat);
+  y.backward(gy);
+  auto x2 = x.detach().clone().requires_grad_(true);
+  std::vector<torch::Tensor> outs(24);
+  std::optional<std::tuple<torch::Tensor, torch::Tensor>> s;
+  for (int64_t t = 0; t < 24; ++t) {
+    s = cell->forward(x2[t], s);
+    outs[t] = std::get<0>(*s);
+  }
+  auto y2 = torch::stack(outs);
+  CHECK(torch::allclose(y, y2, 1e-5, 1e-5));
+  CHECK(torch::allclose(std::get<1>(hc)[0], std::get<1>(*s), 1e-5, 1e-5));
+  y2.backward(gy);
+  CHECK(torch::allclose(x.grad(), x2.grad(), 1e-4, 1e-5));
+  auto p = layer->named_parameters();
+  for (const char* n : {"weight_ih", "weight_hh", "bias_ih", "bias_hh"}) {
+    INFO(n);
+    CHECK(torch::allclose(p[std::string(n) + "_l0"].grad(), cell->named_parameters()[n].grad(), 1e-4, 1e-4));
+  }
+  SECTION("without grad mode the same values") {
+    torch::NoGradGuard g;
+    auto y3 = std::get<0>(layer->forward(x));
+    CHECK(torch::equal(y3, y));
   }
 }

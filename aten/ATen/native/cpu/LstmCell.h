@@ -5,6 +5,7 @@
 // i, f, g, o) of one dtype, float or double; outputs are written in place.
 #include <ATen/ATen.h>
 #include <ATen/native/DispatchStub.h>
+#include <memory>
 
 namespace at::native::cpu {
 
@@ -24,6 +25,29 @@ void lstm_cell_forward(const Tensor& x_proj, const Tensor& bias, const Tensor& h
 /// gradients into d_gates and leaves dc * f in dc (the carry to the previous step).
 void lstm_cell_backward(const Tensor& gates, const Tensor& c_prev, const Tensor& tanh_c, const Tensor& dh,
                         const Tensor& d_out, const Tensor& dc, const Tensor& d_gates);
+
+/// The right operand b ([K, N]) of the products of every step of an LSTM direction, prepared once
+/// for left operands of `rows` rows: for float, copied into oneDNN's blocked layout (Note [LSTM
+/// step products] in kernels/cpu/rnn.cpp); otherwise kept as given.
+class LstmStepProduct {
+ public:
+  LstmStepProduct(const Tensor& b, int64_t rows);
+  ~LstmStepProduct();
+  LstmStepProduct(const LstmStepProduct&) = delete;
+  LstmStepProduct& operator=(const LstmStepProduct&) = delete;
+  /// out = a @ b, written into out ([rows, N], contiguous). Not for concurrent calls on one object.
+  void mm(const Tensor& a, const Tensor& out) const;
+
+ private:
+  struct Packed;
+  Tensor b_;
+  int64_t rows_;
+  std::shared_ptr<Packed> packed_;
+};
+
+/// out = a @ b written into out (a contiguous block of the caller's, e.g. part of a workspace);
+/// float operands that are row- or column-major go through oneDNN's sgemm, others through at::mm.
+void lstm_mm_into(const Tensor& out, const Tensor& a, const Tensor& b);
 
 // The per-level passes behind the two functions above (kernels/cpu/isa/lstm_cell.cpp).
 using lstm_cell_forward_fn = void (*)(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
