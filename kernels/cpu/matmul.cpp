@@ -2,7 +2,8 @@
 // linear (composites over them; device-agnostic C++ kept next to the kernels they shape for).
 //
 // Every kernel funnels into gemm(): out[b] = alpha * A[b] @ B[b] + beta * out[b] over strided
-// 3-D operands. float32 and bfloat16 go through oneDNN's matmul primitive; other dtypes (and
+// 3-D operands. float32 and bfloat16 go through oneDNN's matmul primitive (batches of small float32
+// products through Ember's own AVX-512 kernel, Note [Small batched sgemm]); other dtypes (and
 // anything oneDNN declines) take the portable loop.
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/native/MatmulUtils.h>
@@ -10,6 +11,8 @@
 #include <ATen/Utils.h>
 #include <ATen/native/LruCache.h>
 #include <oneapi/dnnl/dnnl.hpp>
+#include "small_sgemm.h"
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <memory>
@@ -275,6 +278,27 @@ bool dnnl_sgemm_gemm(const Operand& c, const Operand& a, const Operand& b, doubl
   return status == dnnl_success;
 }
 
+// ---------------------------------------------------------------- small batched float32 products
+// Batches of products with M, N, K in [kSmallMin, kSmallMax] take Ember's own AVX-512 kernel (Note
+// [Small batched sgemm] in kernels/cpu/isa/small_sgemm.cpp); a single product (mm, linear, the
+// LSTM steps) stays with oneDNN, as do CPUs without AVX-512 (the kernel declines) and the shapes
+// not measured against oneDNN (below 64, where tile remainders and the prefetch budget change the
+// picture). TODO(#8): measure smaller and larger shapes.
+constexpr int64_t kSmallMin = 64, kSmallMax = 256;
+static_assert(kSmallMax <= kSmallSgemmMaxK);
+
+bool small_sgemm_gemm(const Operand& c, const Operand& a, const Operand& b, double alpha, double beta) {
+  const int64_t M = a.rows, K = a.cols, N = b.cols;
+  if (c.batch < 2 || c.sc != 1 || std::min({M, N, K}) < kSmallMin || std::max({M, N, K}) > kSmallMax) return false;
+  const SmallSgemm p{static_cast<const float*>(a.data), static_cast<const float*>(b.data), static_cast<float*>(c.data),
+                     c.batch, M, N, K,
+                     a.batch == 1 ? 0 : a.sb, a.sr, a.sc,
+                     b.batch == 1 ? 0 : b.sb, b.sr, b.sc,
+                     c.sb, c.sr,
+                     static_cast<float>(alpha), static_cast<float>(beta)};
+  return small_sgemm_stub(p);
+}
+
 // ---------------------------------------------------------------- portable path
 // Row-by-row i-k-j loop over strided operands; each output row is owned by one thread, so the
 // result does not depend on the thread count.
@@ -337,7 +361,7 @@ void gemm(const char* op, const Tensor& out, const Tensor& a3, const Tensor& b3,
   Operand oc = as_operand(out), oa = as_operand(a), ob = as_operand(b);
   if (!normalise(oa)) { a = a.contiguous(); oa = as_operand(a); normalise(oa); }
   if (!normalise(ob)) { b = b.contiguous(); ob = as_operand(b); normalise(ob); }
-  if (st == kFloat && dnnl_sgemm_gemm(oc, oa, ob, alpha, beta)) return;
+  if (st == kFloat && (small_sgemm_gemm(oc, oa, ob, alpha, beta) || dnnl_sgemm_gemm(oc, oa, ob, alpha, beta))) return;
   if (st == kFloat || st == kBFloat16) {
     if (dnnl_gemm(op, st, oc, oa, ob, alpha, beta)) return;
     // oneDNN declined the strides (e.g. overlapping batches): retry with packed operands.
@@ -360,6 +384,8 @@ void gemm(const char* op, const Tensor& out, const Tensor& a3, const Tensor& b3,
 }
 
 }  // namespace
+
+EMBER_DEFINE_DISPATCH(small_sgemm_fn, small_sgemm_stub);
 
 Tensor mm_cpu(const Tensor& self, const Tensor& mat2) {
   Tensor out = at::empty(matmul_utils::check_mm(self, mat2, kCPU), self.options());

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 #include <catch2/catch.hpp>
 #include "ops/reference_matmul.h"
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <thread>
@@ -214,4 +215,60 @@ TEST_CASE("one row against a large matrix takes sgemm's matrix-vector path (batc
   auto two = torch::linear(x, w, bias);
   at::set_num_threads(saved);
   CHECK(torch::equal(one, two));
+}
+
+TEST_CASE("batched small float32 products (Note [Small batched sgemm])", "[matmul]") {
+  // The AVX-512 kernel for batches with M, N, K in [64, 256]: row tiles of 12 and column panels of
+  // 32 with remainders (odd sizes), transposed and step-sliced operands, stride-0 batches, K = 256,
+  // baddbmm's alpha/beta with NaN in a beta-0 self, against the float64 reference; the
+  // same values at every thread count.
+  torch::manual_seed(13);
+  // {B, M, K, N}: in the kernel's range [64, 256] (M = 70: 5 row tiles of 12 and one of 10; N = 67
+  // and 100: a partial last panel), and around it (oneDNN).
+  const std::vector<std::array<int64_t, 4>> shapes = {{3, 70, 65, 67},  {2, 256, 64, 256}, {64, 128, 128, 128}, {5, 64, 256, 100},
+                                                      {3, 13, 37, 33},  {2, 1, 1, 1},      {7, 40, 100, 70}};
+  for (const auto& [B, M, K, N] : shapes) {
+    INFO("B " << B << " M " << M << " K " << K << " N " << N);
+    auto a = torch::randn({B, M, K}), b = torch::randn({B, K, N});
+    auto ref = ember_test::ref::bmm(a, b);
+    CHECK(max_rel_err(torch::bmm(a, b), ref) < 1e-4);
+    auto at_ = a.transpose(1, 2).contiguous().transpose(1, 2), bt = b.transpose(1, 2).contiguous().transpose(1, 2);
+    CHECK(max_rel_err(torch::bmm(at_, b), ref) < 1e-4);
+    CHECK(max_rel_err(torch::bmm(a, bt), ref) < 1e-4);
+    CHECK(max_rel_err(torch::bmm(at_, bt), ref) < 1e-4);
+    // Step-sliced: every other column of wider matrices (not a leading-dimension layout: packed
+    // first), and a row slice (leading dimension above the row).
+    auto aw = torch::zeros({B, M, 2 * K});
+    aw.slice(2, 0, 2 * K, 2).copy_(a);
+    CHECK(max_rel_err(torch::bmm(aw.slice(2, 0, 2 * K, 2), b), ref) < 1e-4);
+    auto bw = torch::zeros({B, K, N + 5});
+    bw.slice(2, 0, N).copy_(b);
+    CHECK(max_rel_err(torch::bmm(a, bw.slice(2, 0, N)), ref) < 1e-4);
+    // One matrix for the whole batch (stride 0) on either side.
+    auto a0 = a.select(0, 0).unsqueeze(0).expand({B, M, K}), b0 = b.select(0, 0).unsqueeze(0).expand({B, K, N});
+    CHECK(max_rel_err(torch::bmm(a0, b), ember_test::ref::bmm(a0, b)) < 1e-4);
+    CHECK(max_rel_err(torch::bmm(a, b0), ember_test::ref::bmm(a, b0)) < 1e-4);
+    // baddbmm: beta = 0 ignores NaN in self; alpha/beta otherwise.
+    auto r0 = torch::baddbmm(torch::full({B, M, N}, std::nan("")), a, b, 0, 2);
+    CHECK_FALSE(torch::isnan(r0).any().item<bool>());
+    CHECK(max_rel_err(r0, ref * 2) < 1e-4);
+    auto self = torch::randn({M, N});
+    CHECK(max_rel_err(torch::baddbmm(self, a, b, 0.5, -1.5), ember_test::ref::baddbmm(self, a, b, 0.5, -1.5)) < 1e-4);
+    // Thread counts split the batch, never a product: identical results.
+    const int saved = at::get_num_threads();
+    at::set_num_threads(1);
+    auto one = torch::bmm(a, bt);
+    at::set_num_threads(2);
+    auto two = torch::bmm(a, bt);
+    at::set_num_threads(saved);
+    CHECK(torch::equal(one, two));
+  }
+  // NaN and infinity propagate as in the reference: a NaN in a row of a poisons that output row.
+  auto a = torch::randn({3, 70, 80}), b = torch::randn({3, 80, 90});
+  a.select(0, 1).select(0, 5).select(0, 7).fill_(std::nan(""));
+  b.select(0, 2).select(0, 3).select(0, 9).fill_(INFINITY);
+  auto got = torch::bmm(a, b), ref = ember_test::ref::bmm(a, b);
+  CHECK(torch::isnan(got.select(0, 1).select(0, 5)).all().item<bool>());
+  CHECK(torch::equal(torch::isnan(got), torch::isnan(ref.to(torch::kFloat))));
+  CHECK(torch::equal(torch::isinf(got), torch::isinf(ref.to(torch::kFloat))));
 }
