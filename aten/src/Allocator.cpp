@@ -174,6 +174,16 @@ Allocator* GetAllocator(DeviceType t) {
 }
 void SetAllocator(DeviceType t, Allocator* alloc) { g_allocators[static_cast<int>(t)].store(alloc); }
 
+namespace {
+std::atomic<uint64_t> g_storage_uids{0};
+std::atomic<void (*)(uint64_t)> g_release_derived{nullptr};
+}  // namespace
+uint64_t StorageImpl::next_uid() { return g_storage_uids.fetch_add(1, std::memory_order_relaxed) + 1; }
+void StorageImpl::set_release_derived_hook(void (*hook)(uint64_t)) { g_release_derived.store(hook); }
+void StorageImpl::release_derived(uint64_t uid) {
+  if (auto* hook = g_release_derived.load()) hook(uid);
+}
+
 void Storage::resize(size_t nbytes) {
   StorageImpl* s = impl_.get();
   if (nbytes <= s->nbytes_) return;

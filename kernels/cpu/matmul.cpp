@@ -11,6 +11,7 @@
 #include <ATen/Utils.h>
 #include <ATen/native/LruCache.h>
 #include <oneapi/dnnl/dnnl.hpp>
+#include "linear_prepack.h"
 #include "small_sgemm.h"
 #include <algorithm>
 #include <array>
@@ -34,10 +35,12 @@ struct Operand {
 };
 
 // A 2-D tensor is one matrix (its batch stride is what unsqueeze(0) would give it); a 3-D tensor a
-// batch of them.
+// batch of them. (The pointer is taken without counting as a write, Note [Storage write generation]:
+// the operands read stay cacheable, and the output is fresh or bumped by the dispatcher.)
 Operand as_operand(const Tensor& t) {
-  if (t.dim() == 2) return {t.data_ptr(), 1, t.size(0), t.size(1), t.size(0) * t.stride(0), t.stride(0), t.stride(1)};
-  return {t.data_ptr(), t.size(0), t.size(1), t.size(2), t.stride(0), t.stride(1), t.stride(2)};
+  void* p = const_cast<void*>(t.const_data_ptr());
+  if (t.dim() == 2) return {p, 1, t.size(0), t.size(1), t.size(0) * t.stride(0), t.stride(0), t.stride(1)};
+  return {p, t.size(0), t.size(1), t.size(2), t.stride(0), t.stride(1), t.stride(2)};
 }
 
 // Normalises the strides of size-1 dims and of broadcast batches, and says whether the inner
@@ -498,6 +501,7 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
   EMBER_CHECK(weight.dim() == 2 || weight.dim() == 1, "[linear] expected a 1-D or 2-D weight; got weight ", describe(weight));
   const bool has_bias = bias.has_value() && bias->defined();
+  if (auto packed = linear_prepacked(input, weight, has_bias ? &*bias : nullptr)) return *packed;  // inference
   if (input.dim() == 2 && weight.dim() == 2 && has_bias) return at::addmm(*bias, input, weight.t());
   if (input.dim() > 2 && weight.dim() == 2 && has_bias && input.is_contiguous()) {
     // [*, in] -> [rows, in] is a view here: one fused addmm.

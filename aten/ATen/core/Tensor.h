@@ -111,11 +111,12 @@ class Tensor {
   uint32_t _version() const { return impl()->version(); }
 
   /// Raw pointer to the first element; `data_ptr<float>()` checks the dtype.
-  void* data_ptr() const { return impl()->data(); }
+  /// (The mutable pointers count as writes to the storage: Note [Storage write generation].)
+  void* data_ptr() const { note_write(); return impl()->data(); }
   const void* const_data_ptr() const { return impl()->data(); }
-  void* mutable_data_ptr() const { return impl()->data(); }
-  template <typename T> T* data_ptr() const;
-  template <typename T> const T* const_data_ptr() const { return data_ptr<T>(); }
+  void* mutable_data_ptr() const { note_write(); return impl()->data(); }
+  template <typename T> T* data_ptr() const { note_write(); return const_cast<T*>(const_data_ptr<T>()); }
+  template <typename T> const T* const_data_ptr() const;
   template <typename T> T* mutable_data_ptr() const { return data_ptr<T>(); }
   /// The value of a one-element tensor.
   Scalar item() const;
@@ -204,17 +205,20 @@ class Tensor {
     EMBER_CHECK(impl_, "[Tensor] called a method on an undefined tensor");
     return impl_.get();
   }
+  void note_write() const {
+    if (c10::StorageImpl* s = impl()->storage().unsafeGetStorageImpl()) s->note_write();
+  }
   c10::intrusive_ptr<TensorImpl> impl_;
 };
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 template <typename T>
-T* Tensor::data_ptr() const {
+const T* Tensor::const_data_ptr() const {
   EMBER_CHECK(c10::CppTypeToScalarType<std::remove_const_t<T>>::value == scalar_type(),
               "[data_ptr] expected a tensor of dtype ", c10::dtypeName(c10::CppTypeToScalarType<std::remove_const_t<T>>::value),
               "; got ", c10::dtypeName(scalar_type()));
-  return static_cast<T*>(impl()->data());
+  return static_cast<const T*>(impl()->data());
 }
 
 /// Creates a tensor with fresh storage of the given sizes (contiguous), dtype and device.

@@ -12,14 +12,41 @@ namespace c10 {
 // counter is kept there: no extra allocation per tensor, and sharing is automatic. detach() shares
 // storage and, like libtorch, the counter.
 
+// Note [Storage write generation]: a cache of data derived from a tensor's contents (the CPU
+// linear's prepacked weights, Note [Prepacked linear weights]) must know when the contents may have
+// changed, and the version counter cannot say: Tensor::data() gives a tensor of the same storage
+// with a counter of its own, and raw pointers bump nothing. So each storage also has `writes_`,
+// which every version bump of any tensor on it advances (in-place and out= ops, through whatever
+// alias) and so does every mutable pointer handed out (Tensor::data_ptr, mutable_data_ptr,
+// Storage::mutable_data): a pointer someone could write through counts as a write. const_data_ptr
+// does not. `uid_` names the storage for the process's lifetime (addresses are reused, uids are
+// not), and a storage with derived data (`has_derived_`) tells the caches when it goes.
 struct StorageImpl : intrusive_ptr_target {
   StorageImpl(size_t nbytes, DataPtr data, Allocator* alloc, bool resizable)
-      : data_ptr_(std::move(data)), nbytes_(nbytes), allocator_(alloc), resizable_(resizable) {}
+      : data_ptr_(std::move(data)), nbytes_(nbytes), allocator_(alloc), resizable_(resizable), uid_(next_uid()) {}
+  ~StorageImpl() override {
+    if (has_derived_.load(std::memory_order_acquire)) release_derived(uid_);
+  }
+  void note_write() { writes_.fetch_add(1, std::memory_order_relaxed); }
+  uint64_t writes() const { return writes_.load(std::memory_order_relaxed); }
+  uint64_t uid() const { return uid_; }
+  /// Called by a cache that keeps data derived from this storage: release_derived(uid) runs when it is freed.
+  void mark_derived() { has_derived_.store(true, std::memory_order_release); }
+  /// The caches' hook for freed storages (one per process; nullptr: none).
+  static void set_release_derived_hook(void (*hook)(uint64_t uid));
+
   DataPtr data_ptr_;
   size_t nbytes_;
   Allocator* allocator_;
-  bool resizable_;
+  bool resizable_;  // false for memory the library does not own (from_blob, DLPack, mappings)
   std::atomic<uint32_t> version_{0};
+
+ private:
+  static uint64_t next_uid();
+  static void release_derived(uint64_t uid);
+  std::atomic<uint64_t> writes_{0};
+  const uint64_t uid_;
+  std::atomic<bool> has_derived_{false};
 };
 
 /// A handle to a StorageImpl.
@@ -32,7 +59,7 @@ class Storage {
     return Storage(make_intrusive<StorageImpl>(nbytes, alloc->allocate(nbytes), alloc, true));
   }
   void* data() const { return impl_->data_ptr_.get(); }
-  void* mutable_data() const { return impl_->data_ptr_.get(); }
+  void* mutable_data() const { impl_->note_write(); return impl_->data_ptr_.get(); }
   size_t nbytes() const { return impl_ ? impl_->nbytes_ : 0; }
   Device device() const { return impl_->data_ptr_.device(); }
   bool defined() const { return static_cast<bool>(impl_); }

@@ -103,6 +103,7 @@ class TensorImpl : public intrusive_ptr_target {
   }
   void bump_version() {
     (own_version_ ? own_version_->value : storage_.unsafeGetStorageImpl()->version_).fetch_add(1, std::memory_order_relaxed);
+    if (StorageImpl* s = storage_.unsafeGetStorageImpl()) s->note_write();  // Note [Storage write generation]
   }
   /// Restarts the storage's counter at 0: only for a tensor that was just made and filled through
   /// in-place ops, before anyone else saw its storage (factories, clone: libtorch reports 0).

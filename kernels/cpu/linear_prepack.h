@@ -1,0 +1,23 @@
+#pragma once
+// The CPU linear's prepacked weights (Note [Prepacked linear weights] in linear_prepack.cpp).
+#include <ATen/core/Tensor.h>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+namespace at::native {
+
+/// input @ weight^T (+ bias) through a packed copy of the weight, when the call qualifies and the
+/// weight has been seen unchanged before; nullopt: compute it the plain way.
+std::optional<Tensor> linear_prepacked(const Tensor& input, const Tensor& weight, const Tensor* bias);
+
+struct LinearPrepackStats {
+  uint64_t hits = 0;         // calls that used a packed copy
+  uint64_t packs = 0;        // copies made
+  size_t packed_bytes = 0;   // held now
+  size_t entries = 0;        // weights tracked now
+};
+/// The cache's counters (for tests and diagnostics).
+LinearPrepackStats linear_prepack_stats();
+
+}  // namespace at::native

@@ -1,0 +1,192 @@
+// The CPU linear's prepacked weights (Note [Prepacked linear weights]) and the storage write
+// generation they rest on (Note [Storage write generation]): every way of changing a weight between
+// two calls must show in the next result, checked against a float64 reference written apart from
+// the kernel, and the cache must actually be used where it should be (its counters).
+#include <ATen/ATen.h>
+#include <torch/torch.h>
+#include <catch2/catch.hpp>
+#include "../../kernels/cpu/linear_prepack.h"
+#include "ops/reference_matmul.h"
+#include <cmath>
+#include <thread>
+#include <vector>
+
+namespace prepack_test {
+
+// x @ w^T + b in float64, from the tensors' values as they are now.
+at::Tensor reference(const at::Tensor& x, const at::Tensor& w, const at::Tensor* b) {
+  at::Tensor x2 = x.reshape({-1, x.size(-1)});
+  at::Tensor r = ember_test::ref::mm(x2, w.t());
+  if (b) r = r + b->to(at::kDouble);
+  std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end() - 1);
+  shape.push_back(w.size(0));
+  return r.reshape(shape);
+}
+
+// (No Catch2 assertion inside: the threads test calls it off the main thread.)
+double max_rel_err(const at::Tensor& got, const at::Tensor& ref) {
+  at::Tensor g = got.to(at::kDouble).contiguous(), r = ref.to(at::kDouble).contiguous();
+  if (g.sizes() != r.sizes()) return INFINITY;
+  double worst = 0;
+  const double* gp = g.const_data_ptr<double>();
+  const double* rp = r.const_data_ptr<double>();
+  for (int64_t i = 0; i < g.numel(); ++i) {
+    if (std::isnan(gp[i]) != std::isnan(rp[i])) return INFINITY;
+    if (!std::isnan(gp[i])) worst = std::max(worst, std::fabs(gp[i] - rp[i]) / (1.0 + std::fabs(rp[i])));
+  }
+  return worst;
+}
+
+void check(const at::Tensor& x, const at::Tensor& w, const at::Tensor* b) {
+  at::Tensor y = b ? torch::linear(x, w, *b) : torch::linear(x, w);
+  CHECK(max_rel_err(y, reference(x, w, b)) < 1e-4);
+}
+
+at::native::LinearPrepackStats stats() { return at::native::linear_prepack_stats(); }
+
+}  // namespace prepack_test
+
+using namespace prepack_test;
+
+TEST_CASE("linear prepack: packed after the second unchanged call, and right", "[linear_prepack]") {
+  torch::NoGradGuard no_grad;
+  torch::manual_seed(1);
+  auto w = torch::randn({320, 256}), b = torch::randn({320}), x = torch::randn({48, 256});
+  const auto s0 = stats();
+  check(x, w, &b);  // first sighting
+  check(x, w, &b);  // second: packs
+  const auto s1 = stats();
+  CHECK(s1.packs == s0.packs + 1);
+  check(x, w, &b);  // uses the copy
+  check(x, w, nullptr);
+  check(torch::randn({7, 256}), w, &b);            // another batch size on the same copy
+  check(torch::randn({2, 3, 5, 256}), w, &b);      // leading dimensions flattened
+  const auto s2 = stats();
+  CHECK(s2.hits >= s1.hits + 4);
+  CHECK(s2.packs == s1.packs);
+  CHECK(s2.packed_bytes >= size_t(320 * 256 * 4));
+}
+
+TEST_CASE("linear prepack: every way of writing the weight shows in the next call", "[linear_prepack]") {
+  torch::NoGradGuard no_grad;
+  torch::manual_seed(2);
+  auto w = torch::randn({256, 512}), b = torch::randn({256}), x = torch::randn({32, 512});
+  auto warm = [&] {  // make sure a packed copy exists before each write
+    check(x, w, &b);
+    check(x, w, &b);
+    const auto h = stats().hits;
+    check(x, w, &b);
+    CHECK(stats().hits == h + 1);
+  };
+  warm();
+  w.mul_(2);  // an in-place op
+  check(x, w, &b);
+  warm();
+  w.data().add_(1);  // through data(), which has its own version counter
+  check(x, w, &b);
+  warm();
+  w.data_ptr<float>()[12345] = 1e3f;  // a raw pointer
+  check(x, w, &b);
+  warm();
+  static_cast<float*>(w.mutable_data_ptr())[7] = -5e2f;
+  check(x, w, &b);
+  warm();
+  w[17].fill_(0.25);  // a view's in-place op
+  check(x, w, &b);
+  warm();
+  w.copy_(torch::randn({256, 512}));  // copy_
+  check(x, w, &b);
+  warm();
+  at::add_out(w, w, w);  // out=
+  check(x, w, &b);
+  warm();
+  w.t().t()[3][4].fill_(std::nanf(""));  // a view of a view; the NaN must reach the output
+  at::Tensor y = torch::linear(x, w, b);
+  CHECK(std::isnan(y[0][3].item<float>()));
+  check(x, w, &b);
+  warm();
+  b.add_(10);  // the bias is read every call, never packed
+  check(x, w, &b);
+}
+
+TEST_CASE("linear prepack: memory the library does not own is never packed", "[linear_prepack]") {
+  torch::NoGradGuard no_grad;
+  std::vector<float> blob(128 * 1024);
+  for (size_t i = 0; i < blob.size(); ++i) blob[i] = std::sin(0.01f * float(i));
+  auto w = torch::from_blob(blob.data(), {128, 1024});
+  auto x = torch::randn({16, 1024});
+  const auto s0 = stats();
+  for (int i = 0; i < 3; ++i) check(x, w, nullptr);
+  blob[5] = 100.f;  // the owner writes behind the library's back
+  check(x, w, nullptr);
+  CHECK(stats().packs == s0.packs);
+}
+
+TEST_CASE("linear prepack: not while recording autograd, and gradients stay right", "[linear_prepack]") {
+  torch::manual_seed(3);
+  auto w = torch::randn({256, 256}).requires_grad_(true), x = torch::randn({8, 256});
+  const auto s0 = stats();
+  for (int i = 0; i < 3; ++i) {
+    at::Tensor y = torch::linear(x, w);
+    y.sum().backward();
+  }
+  CHECK(stats().packs == s0.packs);
+  CHECK(stats().hits == s0.hits);
+  // dL/dW of sum(x W^T) is the column sums of x repeated per row, accumulated 3 times.
+  at::Tensor expect = x.sum(0).unsqueeze(0).expand({256, 256}) * 3;
+  CHECK(max_rel_err(w.grad(), expect.to(at::kDouble)) < 1e-4);
+  {
+    torch::NoGradGuard no_grad;
+    for (int i = 0; i < 3; ++i) check(x, w, nullptr);  // the same weight in inference packs
+  }
+  CHECK(stats().packs == s0.packs + 1);
+}
+
+TEST_CASE("linear prepack: a freed weight gives its copy back; small and odd cases pass by", "[linear_prepack]") {
+  torch::NoGradGuard no_grad;
+  const size_t before = stats().packed_bytes;
+  {
+    auto w = torch::randn({512, 512}), x = torch::randn({4, 512});
+    for (int i = 0; i < 3; ++i) check(x, w, nullptr);
+    CHECK(stats().packed_bytes >= before + 512 * 512 * 4);
+  }
+  CHECK(stats().packed_bytes == before);
+  const auto s0 = stats();
+  auto small = torch::randn({16, 16}), xs = torch::randn({4, 16});
+  for (int i = 0; i < 3; ++i) check(xs, small, nullptr);  // under the size threshold
+  auto wt = torch::randn({512, 512}).t();                   // not contiguous
+  for (int i = 0; i < 3; ++i) check(torch::randn({4, 512}), wt, nullptr);
+  auto wd = torch::randn({512, 512}, torch::kDouble);       // not float32
+  for (int i = 0; i < 3; ++i) {
+    at::Tensor xd = torch::randn({4, 512}, torch::kDouble);
+    CHECK(max_rel_err(torch::linear(xd, wd), reference(xd, wd, nullptr)) < 1e-12);
+  }
+  CHECK(stats().packs == s0.packs);
+  // Empty batch and special values through the packed path.
+  auto w = torch::randn({256, 256}), b = torch::randn({256});
+  for (int i = 0; i < 3; ++i) check(torch::randn({2, 256}), w, &b);
+  CHECK(torch::linear(torch::empty({0, 256}), w, b).sizes() == std::vector<int64_t>{0, 256});
+  auto xs2 = torch::randn({3, 256});
+  xs2[1][0] = INFINITY;
+  xs2[2][5] = -0.0f;
+  check(xs2, w, &b);
+}
+
+TEST_CASE("linear prepack: threads share the cache", "[linear_prepack]") {
+  torch::NoGradGuard no_grad;
+  torch::manual_seed(4);
+  auto w = torch::randn({384, 256}), b = torch::randn({384});
+  std::vector<at::Tensor> xs;
+  for (int t = 0; t < 4; ++t) xs.push_back(torch::randn({24, 256}));
+  std::vector<at::Tensor> refs;
+  for (auto& x : xs) refs.push_back(reference(x, w, &b));
+  std::vector<double> worst(4, 0);
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 4; ++t)
+    ts.emplace_back([&, t] {
+      torch::NoGradGuard g;
+      for (int i = 0; i < 20; ++i) worst[t] = std::max(worst[t], max_rel_err(torch::linear(xs[t], w, b), refs[t]));
+    });
+  for (auto& t : ts) t.join();
+  for (double e : worst) CHECK(e < 1e-4);
+}
