@@ -3,7 +3,8 @@
 // instruction-set level, chosen from the compiler's predefined macros, so a kernel file compiled
 // once per level gets that level's vectors:
 //
-//   level     when                                      float/double lanes  transcendentals (SLEEF u10)
+//   level     when                                      float/double lanes  transcendentals (SLEEF u10; float
+//                                                                           exp, erf, gelu: own, below)
 //   avx512    __AVX512F__ BW VL DQ                      16 / 8              Sleef_finz_<fn>f16_u10avx512f
 //   avx2      __AVX2__ and __FMA__                      8 / 4               Sleef_finz_<fn>f8_u10avx2
 //   sse2      x86-64 baseline (__SSE2__)                4 / 2               Sleef_cinz_<fn>f4_u10sse2
@@ -513,7 +514,7 @@ EMBER_VEC_SLEEF1(tanh)
 // first (NaN passes). Every FMA level runs the same operations and agrees bit for bit; the errors
 // are in docs/vector-math.md. Double exp stays SLEEF's.
 namespace exp_detail {
-// (e^r - 1 - r) / r^2, |r| <= ln 2 / 2 (minimax, tools/fit_erf.py)
+// (e^r - 1 - r) / r^2, |r| <= ln 2 / 2 (weighted least squares, tools/fit_exp.py)
 inline constexpr float kExp[] = {0x1p-1f, 0x1.555552p-3f, 0x1.5554e6p-5f, 0x1.1115c8p-7f, 0x1.6d4efep-10f,
                                  0x1.9a6adp-13f};
 }  // namespace exp_detail
