@@ -39,14 +39,30 @@ std::string bytes(std::initializer_list<int> b) {
 // A file from a JSON header (padded by the caller or not) and a data buffer.
 std::string file_of(const std::string& json, const std::string& data) { return le64(json.size()) + json + data; }
 
-std::string temp_dir() {
-  static std::string dir = [] {
+// A directory for this process's files, removed with its files at exit.
+struct TempDir {
+  std::string path;
+  TempDir() {
     char tmpl[] = "/tmp/ember_safetensors_XXXXXX";
     const char* d = ::mkdtemp(tmpl);
-    REQUIRE(d != nullptr);
-    return std::string(d);
-  }();
-  return dir;
+    if (d) path = d;
+  }
+  ~TempDir() {
+    if (path.empty()) return;
+    if (DIR* dir = ::opendir(path.c_str())) {
+      while (const dirent* e = ::readdir(dir))
+        if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+          ::unlink((path + "/" + e->d_name).c_str());
+      ::closedir(dir);
+    }
+    ::rmdir(path.c_str());
+  }
+};
+
+std::string temp_dir() {
+  static TempDir dir;
+  REQUIRE(!dir.path.empty());
+  return dir.path;
 }
 
 std::string read_file(const std::string& path) {
