@@ -31,9 +31,15 @@ namespace at::native {
 //     least kMinWeightElems elements (smaller ones pack in about the time they save);
 //   - a weight is packed on its second sighting with the same generation, so a weight seen once
 //     costs nothing but a lookup;
-//   - the packed copies are bounded (EMBER_LINEAR_PREPACK_MB, default 256; 0 turns packing off),
-//     least recently used first out, and a weight's copy goes when its storage is freed (the
-//     storage's release hook), so no memory outlives the weights.
+//   - the packed copies are bounded (EMBER_LINEAR_PREPACK_MB megabytes, or
+//     set_linear_prepack_limit_mb), least recently used first out, and a weight's copy goes when its
+//     storage is freed (the storage's release hook), so no memory outlives the weights.
+// It is off unless that limit is set (default 0), because one way of writing a weight escapes the
+// write generation: a mutable pointer taken *before* the weight was packed and written through
+// *after* (the pointer counted once, when it was handed out). Ember's own kernels still read their
+// inputs through data_ptr, so a "no mutable pointer ever handed out" rule would shut out nearly
+// every weight; once they read through const_data_ptr (TODO(#8)), packing can be on by default
+// with public mutable pointers marking a storage unpackable for good.
 // The packed layout is chosen for the batch size of the call that packs; other batch sizes reuse it
 // (a primitive per batch size, up to kPrimsPerWeight) and fall back to the plain path if oneDNN has
 // no implementation for it.
@@ -86,7 +92,22 @@ class Cache {
     return *c;
   }
 
-  size_t limit() const { return limit_; }
+  size_t limit() {
+    std::lock_guard<std::mutex> g(mu_);
+    return limit_;
+  }
+  void set_limit(size_t bytes) {
+    std::lock_guard<std::mutex> g(mu_);
+    limit_ = bytes;
+    while (bytes_ > limit_) {  // drop copies, least recently used first
+      bool dropped = false;
+      for (auto it = lru_.rbegin(); it != lru_.rend() && !dropped; ++it) {
+        Entry& e = entries_.at(*it);
+        if (e.packed) drop_packed(e), dropped = true;
+      }
+      if (!dropped) break;
+    }
+  }
 
   // The packed copy for this weight (packing it now if this is its second unchanged sighting), or
   // null: use the plain path.
@@ -155,7 +176,7 @@ class Cache {
  private:
   Cache() {
     const char* env = std::getenv("EMBER_LINEAR_PREPACK_MB");
-    limit_ = (env ? static_cast<size_t>(std::strtoull(env, nullptr, 10)) : size_t{256}) << 20;
+    limit_ = (env ? static_cast<size_t>(std::strtoull(env, nullptr, 10)) : size_t{0}) << 20;
   }
 
   void drop_packed(Entry& e) {
@@ -246,6 +267,7 @@ std::shared_ptr<Prim> prim_for(Packed& p, int64_t m, bool bias) {
 }  // namespace
 
 LinearPrepackStats linear_prepack_stats() { return Cache::get().stats(); }
+void set_linear_prepack_limit_mb(size_t mb) { Cache::get().set_limit(mb << 20); }
 
 std::optional<Tensor> linear_prepacked(const Tensor& input, const Tensor& weight, const Tensor* bias) {
   if (!input.defined() || !weight.defined() || !input.device().is_cpu() || !weight.device().is_cpu()) return std::nullopt;

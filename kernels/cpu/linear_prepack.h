@@ -19,5 +19,8 @@ struct LinearPrepackStats {
 };
 /// The cache's counters (for tests and diagnostics).
 LinearPrepackStats linear_prepack_stats();
+/// Bounds the packed copies to `mb` megabytes (0: packing off, the default unless
+/// EMBER_LINEAR_PREPACK_MB is set; Note [Prepacked linear weights] says why).
+void set_linear_prepack_limit_mb(size_t mb);
 
 }  // namespace at::native

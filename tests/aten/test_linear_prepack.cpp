@@ -44,11 +44,18 @@ void check(const at::Tensor& x, const at::Tensor& w, const at::Tensor* b) {
 
 at::native::LinearPrepackStats stats() { return at::native::linear_prepack_stats(); }
 
+// Packing is off by default (Note [Prepacked linear weights]); the cases below turn it on.
+struct PackingOn {
+  PackingOn() { at::native::set_linear_prepack_limit_mb(256); }
+  ~PackingOn() { at::native::set_linear_prepack_limit_mb(0); }
+};
+
 }  // namespace prepack_test
 
 using namespace prepack_test;
 
 TEST_CASE("linear prepack: packed after the second unchanged call, and right", "[linear_prepack]") {
+  PackingOn on;
   torch::NoGradGuard no_grad;
   torch::manual_seed(1);
   auto w = torch::randn({320, 256}), b = torch::randn({320}), x = torch::randn({48, 256});
@@ -68,6 +75,7 @@ TEST_CASE("linear prepack: packed after the second unchanged call, and right", "
 }
 
 TEST_CASE("linear prepack: every way of writing the weight shows in the next call", "[linear_prepack]") {
+  PackingOn on;
   torch::NoGradGuard no_grad;
   torch::manual_seed(2);
   auto w = torch::randn({256, 512}), b = torch::randn({256}), x = torch::randn({32, 512});
@@ -110,6 +118,7 @@ TEST_CASE("linear prepack: every way of writing the weight shows in the next cal
 }
 
 TEST_CASE("linear prepack: memory the library does not own is never packed", "[linear_prepack]") {
+  PackingOn on;
   torch::NoGradGuard no_grad;
   std::vector<float> blob(128 * 1024);
   for (size_t i = 0; i < blob.size(); ++i) blob[i] = std::sin(0.01f * float(i));
@@ -123,6 +132,7 @@ TEST_CASE("linear prepack: memory the library does not own is never packed", "[l
 }
 
 TEST_CASE("linear prepack: not while recording autograd, and gradients stay right", "[linear_prepack]") {
+  PackingOn on;
   torch::manual_seed(3);
   auto w = torch::randn({256, 256}).requires_grad_(true), x = torch::randn({8, 256});
   const auto s0 = stats();
@@ -143,6 +153,7 @@ TEST_CASE("linear prepack: not while recording autograd, and gradients stay righ
 }
 
 TEST_CASE("linear prepack: a freed weight gives its copy back; small and odd cases pass by", "[linear_prepack]") {
+  PackingOn on;
   torch::NoGradGuard no_grad;
   const size_t before = stats().packed_bytes;
   {
@@ -173,6 +184,7 @@ TEST_CASE("linear prepack: a freed weight gives its copy back; small and odd cas
 }
 
 TEST_CASE("linear prepack: threads share the cache", "[linear_prepack]") {
+  PackingOn on;
   torch::NoGradGuard no_grad;
   torch::manual_seed(4);
   auto w = torch::randn({384, 256}), b = torch::randn({384});
@@ -189,4 +201,18 @@ TEST_CASE("linear prepack: threads share the cache", "[linear_prepack]") {
     });
   for (auto& t : ts) t.join();
   for (double e : worst) CHECK(e < 1e-4);
+}
+
+TEST_CASE("linear prepack: off by default, so a pointer held across calls is always seen", "[linear_prepack]") {
+  torch::NoGradGuard no_grad;
+  torch::manual_seed(5);
+  auto w = torch::randn({256, 256}), x = torch::randn({8, 256});
+  float* p = w.data_ptr<float>();  // taken once, written between the calls
+  const auto s0 = stats();
+  for (int i = 0; i < 4; ++i) {
+    p[i * 257] = float(100 + i);
+    check(x, w, nullptr);
+  }
+  CHECK(stats().packs == s0.packs);
+  CHECK(stats().hits == s0.hits);
 }
