@@ -408,6 +408,13 @@ def generate(args):
     for k in range(N_FUNCTION_SHARDS):
         render("Functions.cpp.j2", f"src/Functions_{k}.cpp", shard=[o for o in ops if shard_of(o, N_FUNCTION_SHARDS) == k])
     render("RegisterCPU.cpp.j2", "src/RegisterCPU.cpp")
+    # The C ABI (include/ember/ember.h): typed table, boxed registry (codegen/c_abi.py).
+    import c_abi
+    c_abi_problems = c_abi.render(env, w, ops)
+    if c_abi_problems and not args.quiet:
+        print(f"{c_abi.LIST_PATH}: warning: the C ABI slot list is stale ({len(c_abi_problems)}: "
+              f"{c_abi_problems[0]}{', ...' if len(c_abi_problems) > 1 else ''}); run python3 codegen/c_abi.py "
+              f"--ops ops.yaml --update (ctest c_abi.op_list fails until then)", file=sys.stderr)
     if args.cuda:
         render("RegisterCUDA.cpp.j2", "src/RegisterCUDA.cpp")
         for fam in sorted({o.family for o in pointwise}):
