@@ -224,9 +224,11 @@ TEST_CASE("batched small float32 products (Note [Small batched sgemm])", "[matmu
   // same values at every thread count.
   torch::manual_seed(13);
   // {B, M, K, N}: in the kernel's range [64, 256] (M = 70: 5 row tiles of 12 and one of 10; N = 67
-  // and 100: a partial last panel), and around it (oneDNN).
+  // and 100: a partial last panel; odd M, K with a last panel of 31 or 1 column, whose zero
+  // padding the next-panel copy inside the tiles writes), and around it (oneDNN).
   const std::vector<std::array<int64_t, 4>> shapes = {{3, 70, 65, 67},  {2, 256, 64, 256}, {64, 128, 128, 128}, {5, 64, 256, 100},
-                                                      {3, 13, 37, 33},  {2, 1, 1, 1},      {7, 40, 100, 70}};
+                                                      {4, 131, 97, 255}, {5, 75, 251, 129}, {3, 13, 37, 33},    {2, 1, 1, 1},
+                                                      {7, 40, 100, 70}};
   for (const auto& [B, M, K, N] : shapes) {
     INFO("B " << B << " M " << M << " K " << K << " N " << N);
     auto a = torch::randn({B, M, K}), b = torch::randn({B, K, N});

@@ -7,16 +7,29 @@
 // L2 (a batch of 2) the same kernels reach 89%: the difference is waiting for each matrix to come
 // from L3, since the whole batch (12 MB) does not fit in L2. So this kernel is a plain
 // register-blocked AVX-512 loop that prefetches the next matrix of its batch while it computes the
-// current one (tools/bench/run 'bmm': 1 thread 1.79-1.85 ms from 1.87-1.96 ms, libtorch 1.71-1.83
-// ms, a ratio of 1.01-1.05; 2 threads 934-970 us from 959 us-1.02 ms, libtorch 967 us-1.22 ms).
-//  - Per matrix: b is packed 32 columns at a time (K x 32, zero-padded past N) so that its loads
-//    are contiguous, and each tile of 12 rows x 32 columns of c accumulates in 24 registers over
-//    all of K, reading a's elements as broadcasts straight from a (row- or column-major).
+// current one.
+//  - b is packed 32 columns at a time (K x 32, zero-padded past N) so that its loads are
+//    contiguous, and each tile of 12 rows x 32 columns of c accumulates in 24 registers over all
+//    of K (the k loop unrolled by 4), reading a's elements as broadcasts straight from a (row- or
+//    column-major).
+//  - The panels are double-buffered: while a panel computes, its first two row tiles each copy
+//    half of the next panel (the next 32 columns, or the first of the next matrix) inside their k
+//    loops, one 64-byte row per k step, beside the FMAs (it still slows those two tiles by ~15%:
+//    3.5% of the run, against 4.5% for packing apart). A b that is not row-major is packed
+//    between panels instead.
 //  - While it runs, each tile issues one prefetch (to L2) per k step for a line of the next
 //    matrix's a, then b, then c (its stores then find the lines): one per FMA pair is enough for
 //    K >= 48.
+//  - The accumulators live in registers from start to store (loops over rows fully unrolled):
+//    GCC kept arrays indexed in a runtime loop on the stack, zeroing them with rep stos and
+//    spilling them after the k loop.
 //  - Every element of c is one float32 chain of FMAs over k = 0..K-1, whatever the blocking, and
 //    threads split the batch (never a product), so the result does not depend on the thread count.
+// Before the in-tile copy, the unroll by 4 and the register-resident accumulators, perf put 4.5% of
+// a 1-thread run in packing b and 3% in the tiles' entry (rep stos) and exit; the kernel alone (a
+// driver calling it on the 64 x 128^3 batch, best of 1500) went from 1.74 to 1.65-1.67 ms, and
+// tools/bench/run 'bmm' (load average ~2) gave 1 thread 1.73-1.74 ms against libtorch's 1.70-1.81
+// (0.96-1.01), 2 threads 914 us-1.13 ms against 910 us-1.02 ms.
 // Levels below AVX512 register a kernel that declines, and gemm() takes oneDNN.
 #include "../small_sgemm.h"
 #include <ATen/Parallel.h>
@@ -33,7 +46,6 @@ namespace {
 #if defined(__AVX512F__)
 constexpr int kMR = 12, kNR = 32;
 #define EMBER_SGEMM_INLINE __attribute__((always_inline)) inline
-#define EMBER_SGEMM_INLINE_LAMBDA __attribute__((always_inline))
 
 // Where a tile prefetches: one line per k step, at base + off[k] (K entries).
 struct Prefetch {
@@ -41,44 +53,42 @@ struct Prefetch {
   const int64_t* off;
 };
 
-// Element (I, k) of a row-major a for the current k: row I of 12 from four running pointers (rows
+// Element (r, k) of a row-major a for the current k: row r of 12 from four running pointers (rows
 // 0, 3, 6, 9) and the row stride L in bytes, so that every address is base + index * {1, 2, 4, 8}
-// and twelve rows need no twelve registers.
-template <int I>
-EMBER_SGEMM_INLINE const float* row_of(const char* q0, const char* q3, const char* q6, const char* q9, int64_t L) {
-  if constexpr (I == 0) return reinterpret_cast<const float*>(q0);
-  else if constexpr (I == 1) return reinterpret_cast<const float*>(q0 + L);
-  else if constexpr (I == 2) return reinterpret_cast<const float*>(q0 + L * 2);
-  else if constexpr (I == 3) return reinterpret_cast<const float*>(q3);
-  else if constexpr (I == 4) return reinterpret_cast<const float*>(q0 + L * 4);
-  else if constexpr (I == 5) return reinterpret_cast<const float*>(q3 + L * 2);
-  else if constexpr (I == 6) return reinterpret_cast<const float*>(q6);
-  else if constexpr (I == 7) return reinterpret_cast<const float*>(q3 + L * 4);
-  else if constexpr (I == 8) return reinterpret_cast<const float*>(q0 + L * 8);
-  else if constexpr (I == 9) return reinterpret_cast<const float*>(q9);
-  else if constexpr (I == 10) return reinterpret_cast<const float*>(q6 + L * 4);
-  else return reinterpret_cast<const float*>(q3 + L * 8);
+// and twelve rows need no twelve registers. r is a constant once the row loop is unrolled.
+EMBER_SGEMM_INLINE const float* row_of(int r, const char* q0, const char* q3, const char* q6, const char* q9, int64_t L) {
+  switch (r) {
+    case 0: return reinterpret_cast<const float*>(q0);
+    case 1: return reinterpret_cast<const float*>(q0 + L);
+    case 2: return reinterpret_cast<const float*>(q0 + L * 2);
+    case 3: return reinterpret_cast<const float*>(q3);
+    case 4: return reinterpret_cast<const float*>(q0 + L * 4);
+    case 5: return reinterpret_cast<const float*>(q3 + L * 2);
+    case 6: return reinterpret_cast<const float*>(q6);
+    case 7: return reinterpret_cast<const float*>(q3 + L * 4);
+    case 8: return reinterpret_cast<const float*>(q0 + L * 8);
+    case 9: return reinterpret_cast<const float*>(q9);
+    case 10: return reinterpret_cast<const float*>(q6 + L * 4);
+    default: return reinterpret_cast<const float*>(q3 + L * 8);
+  }
 }
 
-template <bool A_ROW, int... I>
-EMBER_SGEMM_INLINE void fma_rows(const char* q0, const char* q3, const char* q6, const char* q9, int64_t L, __m512 b0, __m512 b1,
-                                 __m512* c0, __m512* c1, std::integer_sequence<int, I...>) {
-  const auto one = [&](auto i) EMBER_SGEMM_INLINE_LAMBDA {
-    constexpr int r = decltype(i)::value;
-    const float* e = A_ROW ? row_of<r>(q0, q3, q6, q9, L) : reinterpret_cast<const float*>(q0) + r;
-    const __m512 av = _mm512_set1_ps(*e);
-    c0[r] = _mm512_fmadd_ps(av, b0, c0[r]);
-    c1[r] = _mm512_fmadd_ps(av, b1, c1[r]);
-  };
-  (one(std::integral_constant<int, I>{}), ...);
-}
+// A copy that rides along a tile's k loop (Note [Small batched sgemm]): for k < K, dst[k * 32 +
+// 0..16) = src[k * ld + 0..16), masked (zeros where mask is clear). dst is 64-byte aligned.
+struct Copy {
+  const float* src;
+  int64_t ld;
+  float* dst;
+  __mmask16 mask;
+};
 
-// c[0..R, 0..32) (masked by m0, m1) = alpha * a @ panel + beta * c. a's element (i, k) is at
-// a[i * lda + k] (A_ROW) or a[k * lda + i]; panel is K x 32, contiguous.
-template <int R, bool A_ROW>
+// c[0..R, 0..32) (masked by m0, m1) = alpha * a @ panel + beta * c, and the copy cp when COPY.
+// a's element (i, k) is at a[i * lda + k] (A_ROW) or a[k * lda + i]; panel is K x 32, contiguous.
+template <int R, bool A_ROW, bool COPY>
 __attribute__((flatten)) void tile(const float* a, int64_t lda, const float* panel, float* c, int64_t ldc, int64_t K,
-                                   __mmask16 m0, __mmask16 m1, float alpha, float beta, Prefetch pf) {
+                                   __mmask16 m0, __mmask16 m1, float alpha, float beta, Prefetch pf, Copy cp) {
   __m512 c0[R], c1[R];
+#pragma GCC unroll 16
   for (int i = 0; i < R; ++i) {
     c0[i] = _mm512_setzero_ps();
     c1[i] = _mm512_setzero_ps();
@@ -87,10 +97,24 @@ __attribute__((flatten)) void tile(const float* a, int64_t lda, const float* pan
   const char* q0 = reinterpret_cast<const char*>(a);
   const char *q3 = q0 + 3 * L, *q6 = q0 + 6 * L, *q9 = q0 + 9 * L;
   const int64_t step = A_ROW ? 4 : L;  // bytes from k to k + 1
+  const char* src = reinterpret_cast<const char*>(cp.src);
+  const int64_t src_step = cp.ld * 4;
+  float* dst = cp.dst;
+#pragma GCC unroll 4
   for (int64_t k = 0; k < K; ++k) {
     _mm_prefetch(pf.base + pf.off[k], _MM_HINT_T1);
+    if constexpr (COPY) {
+      _mm512_store_ps(dst, _mm512_maskz_loadu_ps(cp.mask, src));
+      src += src_step;
+      dst += kNR;
+    }
     const __m512 b0 = _mm512_load_ps(panel), b1 = _mm512_load_ps(panel + 16);
-    fma_rows<A_ROW>(q0, q3, q6, q9, L, b0, b1, c0, c1, std::make_integer_sequence<int, R>{});
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+      const __m512 av = _mm512_set1_ps(*(A_ROW ? row_of(r, q0, q3, q6, q9, L) : reinterpret_cast<const float*>(q0) + r));
+      c0[r] = _mm512_fmadd_ps(av, b0, c0[r]);
+      c1[r] = _mm512_fmadd_ps(av, b1, c1[r]);
+    }
     q0 += step;
     if constexpr (A_ROW) {
       q3 += step;
@@ -99,33 +123,40 @@ __attribute__((flatten)) void tile(const float* a, int64_t lda, const float* pan
     }
     panel += kNR;
   }
-  const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+  if (alpha != 1.f) {
+    const __m512 va = _mm512_set1_ps(alpha);
+#pragma GCC unroll 16
+    for (int i = 0; i < R; ++i) {
+      c0[i] = _mm512_mul_ps(c0[i], va);
+      c1[i] = _mm512_mul_ps(c1[i], va);
+    }
+  }
+  if (beta != 0.f) {
+    const __m512 vb = _mm512_set1_ps(beta);
+#pragma GCC unroll 16
+    for (int i = 0; i < R; ++i) {
+      c0[i] = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, c + i * ldc), c0[i]);
+      c1[i] = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m1, c + i * ldc + 16), c1[i]);
+    }
+  }
+#pragma GCC unroll 16
   for (int i = 0; i < R; ++i) {
-    float* row = c + i * ldc;
-    __m512 r0 = c0[i], r1 = c1[i];
-    if (alpha != 1.f) {
-      r0 = _mm512_mul_ps(r0, va);
-      r1 = _mm512_mul_ps(r1, va);
-    }
-    if (beta != 0.f) {
-      r0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, row), r0);
-      r1 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m1, row + 16), r1);
-    }
-    _mm512_mask_storeu_ps(row, m0, r0);
-    _mm512_mask_storeu_ps(row + 16, m1, r1);
+    _mm512_mask_storeu_ps(c + i * ldc, m0, c0[i]);
+    _mm512_mask_storeu_ps(c + i * ldc + 16, m1, c1[i]);
   }
 }
 
 using tile_fn = void (*)(const float*, int64_t, const float*, float*, int64_t, int64_t, __mmask16, __mmask16, float, float,
-                         Prefetch);
+                         Prefetch, Copy);
 
-template <bool A_ROW, int... R>
+template <bool A_ROW, bool COPY, int... R>
 constexpr std::array<tile_fn, sizeof...(R)> tiles_of(std::integer_sequence<int, R...>) {
-  return {&tile<R + 1, A_ROW>...};
+  return {&tile<R + 1, A_ROW, COPY>...};
 }
-// tiles_*[R - 1]: the tile of R rows.
-constexpr std::array<tile_fn, kMR> tiles_col = tiles_of<false>(std::make_integer_sequence<int, kMR>{});
-constexpr std::array<tile_fn, kMR> tiles_row = tiles_of<true>(std::make_integer_sequence<int, kMR>{});
+// tiles[A_ROW][COPY][R - 1]: the tile of R rows.
+constexpr std::array<tile_fn, kMR> tiles[2][2] = {
+    {tiles_of<false, false>(std::make_integer_sequence<int, kMR>{}), tiles_of<false, true>(std::make_integer_sequence<int, kMR>{})},
+    {tiles_of<true, false>(std::make_integer_sequence<int, kMR>{}), tiles_of<true, true>(std::make_integer_sequence<int, kMR>{})}};
 
 // Byte offsets of the cache lines of an `outer` x `inner` matrix (inner contiguous, outer stride
 // `ld` elements) from its first element, written from out[n] on: each run of `inner` floats is
@@ -149,6 +180,29 @@ struct Offsets {
   Offsets& operator=(const Offsets&) = delete;
 };
 
+// The first w (clamped to [0, 16]) lanes.
+__mmask16 lanes(int64_t w) { return static_cast<__mmask16>(w >= 16 ? 0xFFFF : w <= 0 ? 0 : (1u << w) - 1); }
+
+// Packs b[:, j0:j0+32) of one matrix (K rows, zeros past N) into panel, K rows of 32.
+void pack_panel(const SmallSgemm& p, const float* b, int64_t j0, float* panel) {
+  const int64_t w = std::min<int64_t>(kNR, p.N - j0);
+  if (p.bsc == 1) {
+    const __mmask16 m0 = lanes(w), m1 = lanes(w - 16);
+    for (int64_t k = 0; k < p.K; ++k) {
+      const float* src = b + k * p.bsr + j0;
+      _mm512_store_ps(panel + k * kNR, _mm512_maskz_loadu_ps(m0, src));
+      _mm512_store_ps(panel + k * kNR + 16, _mm512_maskz_loadu_ps(m1, src + 16));
+    }
+    return;
+  }
+  for (int64_t k = 0; k < p.K; ++k) {
+    float* dst = panel + k * kNR;
+    int64_t j = 0;
+    for (; j < w; ++j) dst[j] = b[k * p.bsr + (j0 + j) * p.bsc];
+    for (; j < kNR; ++j) dst[j] = 0.f;
+  }
+}
+
 bool small_sgemm(const SmallSgemm& p) {
   const int64_t M = p.M, N = p.N, K = p.K;
   if (K > kSmallSgemmMaxK || K <= 0) return false;
@@ -164,10 +218,14 @@ bool small_sgemm(const SmallSgemm& p) {
   if (p.bsc == 1) add_lines(lines, tiles_a * K, K, N, p.bsr); else add_lines(lines, tiles_a * K, N, K, p.bsc);
   add_lines(lines, (tiles_a + tiles_b) * K, M, N, p.csr);
   const int64_t* idle = lines + (tiles_a + tiles_b + tiles_c) * K;
-  const tile_fn* tiles = a_row ? tiles_row.data() : tiles_col.data();
+  const auto& tiles_a_row = tiles[a_row];
+  const int64_t panels = (N + kNR - 1) / kNR;
+  const bool ride = p.bsc == 1;  // the next panel is copied inside the tiles (else packed between)
 
   at::parallel_for(0, p.batch, at::internal::grain_for_tasks(p.batch * M * N * K, p.batch), [&](int64_t b0, int64_t b1) {
-    alignas(64) float panel[kSmallSgemmMaxK * kNR];
+    alignas(64) float panel[2][kSmallSgemmMaxK * kNR];
+    int cur = 0;  // the buffer being computed from; the other receives the next panel
+    pack_panel(p, p.b + b0 * p.bsb, 0, panel[cur]);
     for (int64_t bi = b0; bi < b1; ++bi) {
       const float* a = p.a + bi * p.asb;
       const float* b = p.b + bi * p.bsb;
@@ -177,25 +235,14 @@ bool small_sgemm(const SmallSgemm& p) {
       const char* next_b = reinterpret_cast<const char*>(b + p.bsb);
       const char* next_c = reinterpret_cast<const char*>(c + p.csb);
       int64_t t = 0;  // tile number within this matrix (its prefetch share)
-      for (int64_t j0 = 0; j0 < N; j0 += kNR) {
-        const int64_t w = std::min<int64_t>(kNR, N - j0);
-        // Pack b[:, j0:j0+w] as K rows of 32, zeros past w.
-        if (p.bsc == 1 && w == kNR) {
-          for (int64_t k = 0; k < K; ++k) {
-            const float* src = b + k * p.bsr + j0;
-            _mm512_store_ps(panel + k * kNR, _mm512_loadu_ps(src));
-            _mm512_store_ps(panel + k * kNR + 16, _mm512_loadu_ps(src + 16));
-          }
-        } else {
-          for (int64_t k = 0; k < K; ++k) {
-            float* dst = panel + k * kNR;
-            int64_t j = 0;
-            for (; j < w; ++j) dst[j] = b[k * p.bsr + (j0 + j) * p.bsc];
-            for (; j < kNR; ++j) dst[j] = 0.f;
-          }
-        }
-        const __mmask16 m0 = static_cast<__mmask16>(w >= 16 ? 0xFFFF : (1u << w) - 1);
-        const __mmask16 m1 = static_cast<__mmask16>(w >= 32 ? 0xFFFF : w <= 16 ? 0 : (1u << (w - 16)) - 1);
+      for (int64_t jp = 0; jp < panels; ++jp) {
+        const int64_t j0 = jp * kNR, w = std::min<int64_t>(kNR, N - j0);
+        const __mmask16 m0 = lanes(w), m1 = lanes(w - 16);
+        // The next panel: this matrix's next 32 columns, else the next matrix's first.
+        const float* nb = jp + 1 < panels ? b : next ? b + p.bsb : nullptr;
+        const int64_t nj0 = jp + 1 < panels ? j0 + kNR : 0, nw = std::min<int64_t>(kNR, N - nj0);
+        float* npanel = panel[cur ^ 1];
+        int halves = 0;  // halves of the next panel copied so far
         for (int64_t i0 = 0; i0 < M; i0 += kMR, ++t) {
           const int64_t r = std::min<int64_t>(kMR, M - i0);
           const float* ai = a + (a_row ? i0 * p.asr : i0);
@@ -203,7 +250,17 @@ bool small_sgemm(const SmallSgemm& p) {
           if (next && t < tiles_a) pf = {next_a, lines + t * K};
           else if (next && t < tiles_a + tiles_b) pf = {next_b, lines + t * K};
           else if (next && t < tiles_a + tiles_b + tiles_c) pf = {next_c, lines + t * K};
-          tiles[r - 1](ai, lda, panel, c + i0 * p.csr + j0, p.csr, K, m0, m1, p.alpha, p.beta, pf);
+          const bool copy = ride && nb && halves < 2;
+          Copy cp{};
+          if (copy) {
+            cp = {nb + nj0 + 16 * halves, p.bsr, npanel + 16 * halves, lanes(nw - 16 * halves)};
+            ++halves;
+          }
+          tiles_a_row[copy][r - 1](ai, lda, panel[cur], c + i0 * p.csr + j0, p.csr, K, m0, m1, p.alpha, p.beta, pf, cp);
+        }
+        if (nb) {
+          if (halves < 2) pack_panel(p, nb, nj0, npanel);  // not row-major, or fewer than 2 row tiles
+          cur ^= 1;
         }
       }
     }
