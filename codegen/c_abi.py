@@ -28,6 +28,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from model import GenError, cpp_args, cpp_default, cpp_ret_type, parse_ops, parse_schema, ident  # noqa: E402
 
 LIST_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "c_abi_ops.txt")
+# The list describes the repository's ops.yaml; a build from another operator database (EMBER_OPS_YAML,
+# the generator's tests) gets its slots in that file's order, with no stability promise.
+REPO_OPS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "ops.yaml")
 REMOVED = "removed: "
 
 
@@ -43,7 +46,7 @@ class Slot:
 def read_list(path):
     """[(schema text, removed?)] in slot order."""
     out = []
-    if not os.path.exists(path):
+    if path is None or not os.path.exists(path):
         return out
     with open(path) as f:
         for line in f:
@@ -84,7 +87,8 @@ def slots(ops, path=LIST_PATH):
         out.append(Slot(len(out), op.ident, op, text))
     for op in ops:
         if op.full_name not in seen:
-            problems.append(f"{op.full_name}: not in {os.path.basename(path)} yet (appended after the listed slots)")
+            if path is not None:
+                problems.append(f"{op.full_name}: not in {os.path.basename(path)} yet (appended after the listed slots)")
             out.append(Slot(len(out), op.ident, op, None))
     return out, problems
 
@@ -304,7 +308,9 @@ TEMPLATE_GLOBALS = dict(cstr=cstr, c_signature_params=c_signature_params, pack_e
 def render(env, writer, ops, n_shards=4):
     """Writes include/ember/ember_ops.h (the typed table, installed with ember.h) and the sources that
     fill it: src/CApiOps_<k>.cpp (invokers + typed functions) and src/CApiTable.cpp."""
-    ss, problems = slots(ops)
+    ops_path = ops[0].path if ops else ""
+    same = os.path.exists(ops_path) and os.path.samefile(ops_path, REPO_OPS)
+    ss, problems = slots(ops, LIST_PATH if same else None)
     ctx = dict(slots=ss, live=[s for s in ss if s.op is not None], problems=problems, **TEMPLATE_GLOBALS)
     writer.write("include/ember/ember_ops.h", env.get_template("CApiOps.h.j2").render(**ctx))
     writer.write("src/CApiOpsDecl.h", env.get_template("CApiOpsDecl.h.j2").render(**ctx))
