@@ -1,4 +1,4 @@
-// Custom autograd Functions: IValue, AutogradContext and the graph wiring of CppNode<T>.
+// Custom autograd Functions: AutogradContext and the graph wiring of CppNode<T>.
 //
 // Note [Custom Function outputs]
 // forward runs with grad mode off, so its outputs carry no history; wrap_outputs gives each one
@@ -15,37 +15,6 @@
 // is this node) and is stored without its history (SavedVariable is_output: no reference cycle).
 #include <torch/autograd.h>
 #include <torch/csrc/autograd/derivative_helpers.h>
-
-namespace c10 {
-namespace {
-const char* kind_name(size_t index) {
-  static const char* names[] = {"None", "Tensor", "Double", "Int", "Bool", "String", "IntList", "TensorList"};
-  return index < 8 ? names[index] : "?";
-}
-}  // namespace
-
-IValue::IValue(const at::Scalar& s) {
-  if (s.isFloatingPoint()) v_ = s.toDouble();
-  else if (s.isBoolean()) v_ = s.toBool();
-  else v_ = static_cast<int64_t>(s.toLong());
-}
-
-std::string IValue::tagKind() const { return kind_name(v_.index()); }
-
-#define EMBER_IVALUE_GET(T, kind)                                                                               \
-  EMBER_CHECK(std::holds_alternative<T>(v_), "[IValue] expected " kind "; got ", kind_name(v_.index())); \
-  return std::get<T>(v_)
-
-const at::Tensor& IValue::toTensor() const { EMBER_IVALUE_GET(at::Tensor, "Tensor"); }
-double IValue::toDouble() const { EMBER_IVALUE_GET(double, "Double"); }
-int64_t IValue::toInt() const { EMBER_IVALUE_GET(int64_t, "Int"); }
-bool IValue::toBool() const { EMBER_IVALUE_GET(bool, "Bool"); }
-const std::string& IValue::toStringRef() const { EMBER_IVALUE_GET(std::string, "String"); }
-std::vector<int64_t> IValue::toIntVector() const { EMBER_IVALUE_GET(std::vector<int64_t>, "IntList"); }
-std::vector<at::Tensor> IValue::toTensorVector() const { EMBER_IVALUE_GET(std::vector<at::Tensor>, "TensorList"); }
-#undef EMBER_IVALUE_GET
-
-}  // namespace c10
 
 namespace torch::autograd {
 namespace {

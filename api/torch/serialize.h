@@ -10,6 +10,7 @@
 #include <torch/nn/pimpl.h>
 #include <torch/optim/optimizer.h>
 #include <torch/serialize/archive.h>
+#include <torch/serialize/pickle.h>
 #include <torch/serialize/tensor.h>
 
 #include <string>

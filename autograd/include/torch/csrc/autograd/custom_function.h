@@ -14,6 +14,7 @@
 //
 // forward runs with grad mode off; apply() records one CppNode<T> whose backward calls T::backward.
 // See Note [Custom Function outputs] in custom_function.cpp for how outputs are wired into the graph.
+#include <ATen/core/ivalue.h>
 #include <torch/csrc/autograd/saved_variable.h>
 #include <torch/csrc/autograd/variable.h>
 #include <optional>
@@ -24,58 +25,6 @@
 #include <unordered_set>
 #include <variant>
 #include <vector>
-
-namespace c10 {
-
-/// A small tagged value for AutogradContext::saved_data (libtorch's IValue, reduced to the
-/// types custom Functions save: None, Tensor, double, int64, bool, string, int list, tensor list).
-class IValue {
- public:
-  IValue() = default;
-  IValue(at::Tensor t) : v_(std::move(t)) {}
-  IValue(double d) : v_(d) {}
-  IValue(bool b) : v_(b) {}
-  template <typename I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
-  IValue(I i) : v_(static_cast<int64_t>(i)) {}
-  IValue(std::string s) : v_(std::move(s)) {}
-  IValue(const char* s) : v_(std::string(s)) {}
-  IValue(std::vector<int64_t> v) : v_(std::move(v)) {}
-  IValue(at::IntArrayRef v) : v_(v.vec()) {}
-  IValue(std::vector<at::Tensor> v) : v_(std::move(v)) {}
-  /// A Scalar is stored as the double, int or bool it holds.
-  IValue(const at::Scalar& s);
-
-  bool isNone() const { return v_.index() == 0; }
-  bool isTensor() const { return std::holds_alternative<at::Tensor>(v_); }
-  bool isDouble() const { return std::holds_alternative<double>(v_); }
-  bool isInt() const { return std::holds_alternative<int64_t>(v_); }
-  bool isBool() const { return std::holds_alternative<bool>(v_); }
-  bool isString() const { return std::holds_alternative<std::string>(v_); }
-  bool isIntList() const { return std::holds_alternative<std::vector<int64_t>>(v_); }
-  bool isTensorList() const { return std::holds_alternative<std::vector<at::Tensor>>(v_); }
-
-  /// Typed access; each raises `[IValue] expected <Type> but got <Type>` on a type mismatch.
-  const at::Tensor& toTensor() const;
-  double toDouble() const;
-  int64_t toInt() const;
-  bool toBool() const;
-  const std::string& toStringRef() const;
-  std::vector<int64_t> toIntVector() const;
-  std::vector<at::Tensor> toTensorVector() const;
-  /// The type held, as libtorch spells it ("None", "Tensor", "Double", "Int", ...).
-  std::string tagKind() const;
-
- private:
-  std::variant<std::monostate, at::Tensor, double, int64_t, bool, std::string, std::vector<int64_t>,
-               std::vector<at::Tensor>>
-      v_;
-};
-
-}  // namespace c10
-
-namespace at {
-using c10::IValue;
-}
 
 namespace torch::autograd {
 
