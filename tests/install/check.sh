@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs Ember into a scratch prefix and builds a program written for libtorch against it three
-# ways: find_package(Torch) (TORCH_LIBRARIES), find_package(Ember) (Ember::ember), pkg-config.
+# ways: find_package(Torch) (TORCH_LIBRARIES), find_package(Ember) (Ember::ember), pkg-config; and
+# the C ABI example against the installed C headers.
 # Usage: check.sh BUILD_DIR WORK_DIR
 set -euo pipefail
 B=$(cd "$1" && pwd)
@@ -38,4 +39,10 @@ ninja -C "$W/app/build" >/dev/null
 PKG_CONFIG_PATH="$W/prefix/lib/pkgconfig" g++ $(PKG_CONFIG_PATH="$W/prefix/lib/pkgconfig" pkg-config --cflags ember) \
   "$W/app/main.cpp" -o "$W/app/app_pc" $(PKG_CONFIG_PATH="$W/prefix/lib/pkgconfig" pkg-config --libs ember) -Wl,-rpath,"$W/prefix/lib"
 "$W/app/app_pc"
-echo "3 passed, 0 failed"
+# The C ABI from the installed headers alone (ember/ember.h and the generated ember/ember_ops.h): the
+# C example, compiled by the C compiler as strict C99.
+cc -std=c99 -Wall -Wextra -pedantic -Werror -I"$W/prefix/include" "$(dirname "$0")/../../examples/c/mlp.c" \
+  -L"$W/prefix/lib" -lember -lm -Wl,-rpath,"$W/prefix/lib" -o "$W/app/mlp_c"
+"$W/app/mlp_c" >/dev/null
+echo "C ABI program OK"
+echo "4 passed, 0 failed"
