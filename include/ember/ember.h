@@ -52,10 +52,12 @@
 extern "C" {
 #endif
 
-#if defined(_WIN32)
-#define EMBER_C_EXPORT __declspec(dllexport)
-#else
+/* Marks the entry point exported, so that it stays visible in a library built with hidden
+ * visibility (Ember is built for ELF platforms with GCC or Clang). */
+#if defined(__GNUC__) || defined(__clang__)
 #define EMBER_C_EXPORT __attribute__((visibility("default")))
+#else
+#define EMBER_C_EXPORT
 #endif
 
 /* The API version this header describes. Version 1: everything below. */
