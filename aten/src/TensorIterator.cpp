@@ -407,3 +407,36 @@ void TensorIter::finish() {
 }
 
 }  // namespace ember
+
+// Note [Streaming stores] in ATen/native/cpu/Loops.h: the threshold, a third of the last-level
+// cache in bytes touched (32 MiB assumed where the size is not reported), or
+// EMBER_STREAMING_STORE_MIN_MB (< 0: never stream).
+#include <atomic>
+#include <unistd.h>
+
+namespace at::native {
+namespace {
+int64_t initial_streaming_store_min_bytes() {
+  if (const char* env = std::getenv("EMBER_STREAMING_STORE_MIN_MB"); env && *env) {
+    char* end = nullptr;
+    const long long mb = std::strtoll(env, &end, 10);
+    if (end && *end == '\0') return mb < 0 ? -1 : static_cast<int64_t>(mb) << 20;
+  }
+  int64_t llc = 0;
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+  llc = static_cast<int64_t>(sysconf(_SC_LEVEL3_CACHE_SIZE));
+#endif
+  if (llc <= 0) llc = int64_t{32} << 20;
+  return llc / 3;
+}
+std::atomic<int64_t>& streaming_store_min() {
+  static std::atomic<int64_t> v{initial_streaming_store_min_bytes()};
+  return v;
+}
+}  // namespace
+
+int64_t streaming_store_min_bytes() { return streaming_store_min().load(std::memory_order_relaxed); }
+int64_t set_streaming_store_min_bytes(int64_t bytes) {
+  return streaming_store_min().exchange(bytes < 0 ? -1 : bytes, std::memory_order_relaxed);
+}
+}  // namespace at::native

@@ -17,11 +17,32 @@
 // tensor, a transposed view, an expanded input, and at any position or length (SLEEF's results
 // differ from libm's in the last bit, so mixing the two made results depend on alignment).
 // Padding lanes compute on zeros; what they produce (inf, NaN, a division by zero) is never stored.
+//
+// Note [Streaming stores]
+// A float or double output that is contiguous, not an input too, and large next to the last-level
+// cache is written with non-temporal stores: the lines go to memory without first being read into
+// the cache (the "write-allocate" read a normal store costs, a third of a unary op's traffic) and
+// without evicting the inputs. Measured here (Xeon, 2 vCPUs, 260 MiB L3 shared with other guests),
+// y = f(x) over 16M floats went 10.0 -> 5.6 ms; but where the next op reads the output back out
+// of the cache, normal stores win while inputs and output together fit in about a third of the L3
+// (64 MiB touched: normal 1.3x faster; 128 MiB: streaming 1.1x faster). So streaming starts where
+// the bytes an op touches pass a third of the L3 (streaming_store_min_bytes; the environment
+// variable EMBER_STREAMING_STORE_MIN_MB sets it, -1 never streams). Each thread's run stores its
+// first elements normally up to the vector alignment, streams the rest and fences before it
+// returns. The values are the same either way: only where the bytes land differs.
 #include <ATen/ATen.h>
 #include <ATen/TensorIterator.h>
 #include <ATen/native/cpu/Vec.h>
 #include <algorithm>
 #include <utility>
+
+namespace at::native {
+/// Bytes (inputs + output) from which a pointwise op streams its output past the caches; < 0:
+/// never. Note [Streaming stores].
+int64_t streaming_store_min_bytes();
+/// Sets it (< 0: never); returns the previous value. For tests and tuning.
+int64_t set_streaming_store_min_bytes(int64_t bytes);
+}  // namespace at::native
 
 namespace ember {
 inline namespace EMBER_VEC_NS {  // Note [Vec levels in one library] in Vec.h
@@ -81,8 +102,22 @@ inline void vec_chunk(char* out, int64_t os, char* const* in, const int64_t* is,
   for (int64_t j = 0; j < m; ++j) *reinterpret_cast<T*>(out + j * os) = obuf[j];
 }
 
+/// Output types written with non-temporal stores when large (Note [Streaming stores]).
+template <typename T>
+inline constexpr bool kStreamable = std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+// Stores one vector normally, or streamed (then out + i is aligned to the vector's size).
+template <typename T, typename V>
+inline void put(const V& r, T* p, bool stream) {
+  if constexpr (kStreamable<T>) {
+    if (stream) return pw::stream_opmath(r, p);
+  }
+  pw::store_opmath(r, p);
+}
+
 template <typename T, typename F, size_t... I>
-inline void vec_loop(char** data, const int64_t* s, int64_t n, const F& f, std::index_sequence<I...> seq) {
+inline void vec_loop(char** data, const int64_t* s, int64_t n, const F& f, std::index_sequence<I...> seq,
+                     bool stream = false) {
   using V = vec_of<T>;
   constexpr int W = V::size;
   constexpr size_t N = sizeof...(I);
@@ -96,10 +131,23 @@ inline void vec_loop(char** data, const int64_t* s, int64_t n, const F& f, std::
     const T* in[N] = {reinterpret_cast<const T*>(data[I + 1])...};
     const bool bcast[N] = {(s[I + 1] == 0)...};
     const V scal[N] = {V(static_cast<c10::opmath_t<T>>(*in[I]))...};
+    const auto addr = reinterpret_cast<uintptr_t>(out);
+    stream = kStreamable<T> && stream && n >= 4 * W && addr % kSize == 0;
+    if (stream) {  // the elements before the first vector-aligned one, stored normally
+      constexpr uintptr_t kAlign = sizeof(V);
+      i = static_cast<int64_t>((kAlign - addr % kAlign) % kAlign) / kSize;
+      if (i > 0) {
+        char* head[N] = {data[I + 1]...};
+        vec_chunk<T, false>(data[0], kSize, head, s + 1, i, f, seq);
+      }
+    }
     if (!(bcast[I] || ...)) {
-      for (; i + W <= n; i += W) pw::store_opmath(f(pw::load_opmath(in[I] + i)...), out + i);
+      for (; i + W <= n; i += W) put(f(pw::load_opmath(in[I] + i)...), out + i, stream);
     } else {
-      for (; i + W <= n; i += W) pw::store_opmath(f((bcast[I] ? scal[I] : pw::load_opmath(in[I] + i))...), out + i);
+      for (; i + W <= n; i += W) put(f((bcast[I] ? scal[I] : pw::load_opmath(in[I] + i))...), out + i, stream);
+    }
+    if constexpr (kStreamable<T>) {
+      if (stream) pw::stream_fence();
     }
   } else {
     for (; i + W <= n; i += W) {
@@ -141,7 +189,16 @@ void cpu_pointwise(const TensorIter& it, const F& f) {
   using Seq = std::make_index_sequence<N>;
   if constexpr (std::is_same_v<scalar_t, out_t> && detail::kHasVec<scalar_t>) {
     if constexpr (detail::VecInvocable<F, scalar_t, Seq>::value) {
-      it.for_each([&](char** data, const int64_t* s, int64_t n) { detail::vec_loop<scalar_t>(data, s, n, f, Seq{}); });
+      bool stream = false;  // Note [Streaming stores]
+      if constexpr (detail::kStreamable<scalar_t>) {
+        const int64_t bytes = it.numel() * static_cast<int64_t>(sizeof(scalar_t) * (N + 1));
+        if (bytes >= (int64_t{1} << 16)) {  // no call for small ops
+          const int64_t min_bytes = at::native::streaming_store_min_bytes();
+          stream = min_bytes >= 0 && bytes >= min_bytes;
+          for (int k = 1; k <= static_cast<int>(N); ++k) stream = stream && it.data(k) != it.data(0);
+        }
+      }
+      it.for_each([&](char** data, const int64_t* s, int64_t n) { detail::vec_loop<scalar_t>(data, s, n, f, Seq{}, stream); });
       return;
     }
   }

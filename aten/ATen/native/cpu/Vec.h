@@ -91,6 +91,10 @@ inline NF loadu(const float* p) { return _mm512_loadu_ps(p); }
 inline ND loadu(const double* p) { return _mm512_loadu_pd(p); }
 inline void storeu(float* p, NF v) { _mm512_storeu_ps(p, v); }
 inline void storeu(double* p, ND v) { _mm512_storeu_pd(p, v); }
+// Non-temporal stores (Note [Streaming stores] in Loops.h); p aligned to the vector's size.
+inline void stream(float* p, NF v) { _mm512_stream_ps(p, v); }
+inline void stream(double* p, ND v) { _mm512_stream_pd(p, v); }
+inline void stream_fence() { _mm_sfence(); }
 inline NF add(NF a, NF b) { return _mm512_add_ps(a, b); }
 inline ND add(ND a, ND b) { return _mm512_add_pd(a, b); }
 inline NF sub(NF a, NF b) { return _mm512_sub_ps(a, b); }
@@ -152,6 +156,9 @@ inline NF loadu(const float* p) { return _mm256_loadu_ps(p); }
 inline ND loadu(const double* p) { return _mm256_loadu_pd(p); }
 inline void storeu(float* p, NF v) { _mm256_storeu_ps(p, v); }
 inline void storeu(double* p, ND v) { _mm256_storeu_pd(p, v); }
+inline void stream(float* p, NF v) { _mm256_stream_ps(p, v); }
+inline void stream(double* p, ND v) { _mm256_stream_pd(p, v); }
+inline void stream_fence() { _mm_sfence(); }
 inline NF add(NF a, NF b) { return _mm256_add_ps(a, b); }
 inline ND add(ND a, ND b) { return _mm256_add_pd(a, b); }
 inline NF sub(NF a, NF b) { return _mm256_sub_ps(a, b); }
@@ -202,6 +209,9 @@ inline NF loadu(const float* p) { return _mm_loadu_ps(p); }
 inline ND loadu(const double* p) { return _mm_loadu_pd(p); }
 inline void storeu(float* p, NF v) { _mm_storeu_ps(p, v); }
 inline void storeu(double* p, ND v) { _mm_storeu_pd(p, v); }
+inline void stream(float* p, NF v) { _mm_stream_ps(p, v); }
+inline void stream(double* p, ND v) { _mm_stream_pd(p, v); }
+inline void stream_fence() { _mm_sfence(); }
 inline NF add(NF a, NF b) { return _mm_add_ps(a, b); }
 inline ND add(ND a, ND b) { return _mm_add_pd(a, b); }
 inline NF sub(NF a, NF b) { return _mm_sub_ps(a, b); }
@@ -299,6 +309,9 @@ inline NF loadu(const float* p) { NF r; for (int i = 0; i < kLanesF; ++i) r.l[i]
 inline ND loadu(const double* p) { ND r; for (int i = 0; i < kLanesD; ++i) r.l[i] = p[i]; return r; }
 inline void storeu(float* p, NF v) { for (int i = 0; i < kLanesF; ++i) p[i] = v.l[i]; }
 inline void storeu(double* p, ND v) { for (int i = 0; i < kLanesD; ++i) p[i] = v.l[i]; }
+inline void stream(float* p, NF v) { storeu(p, v); }  // no non-temporal store in portable C++
+inline void stream(double* p, ND v) { storeu(p, v); }
+inline void stream_fence() {}
 #define EMBER_VEC_GENERIC_OP2(NAME, EXPR)                                                   \
   template <typename T, int N>                                                              \
   inline Lanes<T, N> NAME(Lanes<T, N> a, Lanes<T, N> b) { return map_lanes(a, b, [](T x, T y) { return EXPR; }); }
@@ -769,6 +782,11 @@ inline VD load_opmath(const double* p) { return VD::load(p); }
 /// The reverse of load_opmath, rounding once.
 inline void store_opmath(VF v, float* p) { v.store(p); }
 inline void store_opmath(VD v, double* p) { v.store(p); }
+/// store_opmath past the caches, for float and double: p must be aligned to sizeof(VF) (sizeof(VD));
+/// stream_fence() orders these stores before the thread's later ones (Note [Streaming stores]).
+inline void stream_opmath(VF v, float* p) { vecimpl::stream(p, v.v); }
+inline void stream_opmath(VD v, double* p) { vecimpl::stream(p, v.v); }
+inline void stream_fence() { vecimpl::stream_fence(); }
 
 #if defined(EMBER_VEC_AVX512)
 // A half lane is NaN when its magnitude is above 0x7c00; c10 writes those as sign|0x7e00, where
