@@ -48,17 +48,19 @@ EmberTensor* doubles(const std::vector<double>& v, std::vector<int64_t> shape) {
 }
 
 std::vector<double> values(const EmberTensor* t) {
+  EmberTensor* h = nullptr;
   EmberTensor* c = nullptr;
   EmberTensor* d = nullptr;
-  ok(api()->TensorContiguous(t, &c));
+  EmberDevice cpu{EMBER_DEVICE_CPU, -1};
+  ok(api()->TensorToDevice(t, &cpu, &h));
+  ok(api()->TensorContiguous(h, &c));
   ok(api()->TensorTo(c, EMBER_FLOAT64, &d));
   int64_t n = 0;
   void* p = nullptr;
   ok(api()->TensorNumel(d, &n));
   ok(api()->TensorData(d, &p));
   std::vector<double> out(static_cast<const double*>(p), static_cast<const double*>(p) + n);
-  api()->ReleaseTensor(c);
-  api()->ReleaseTensor(d);
+  for (EmberTensor* x : {h, c, d}) api()->ReleaseTensor(x);
   return out;
 }
 
@@ -183,6 +185,33 @@ TEST_CASE("c_abi: tensors, queries and conversions", "[c_abi]") {
   ok(api()->TensorToDevice(a, &cpu, &onto));
   CHECK(same(a, onto));
   for (EmberTensor* t : {z, a, at, ac, cl, f, onto}) api()->ReleaseTensor(t);
+}
+
+TEST_CASE("c_abi: CUDA through the C ABI, or a status saying why not", "[c_abi]") {
+  EmberTensor* a = doubles({1, 2, 3}, {3});
+  EmberDevice cuda{EMBER_DEVICE_CUDA, 0};
+  EmberTensor* g = nullptr;
+  EmberStatus* st = api()->TensorToDevice(a, &cuda, &g);
+  if (st) {
+    // No device here (or no CUDA build): Ember's error, as a status.
+    Result r = result(st);
+    INFO(r.message);
+    CHECK(r.code == EMBER_ERROR);
+    CHECK(r.message.rfind("[", 0) == 0);
+    CHECK(g == nullptr);
+  } else {
+    EmberDevice d{-1, -1};
+    ok(api()->TensorDevice(g, &d));
+    CHECK(d.type == EMBER_DEVICE_CUDA);
+    CHECK(d.index == 0);
+    EmberTensor* e = nullptr;
+    ok(ops()->exp(g, &e));
+    std::vector<double> got = values(e);  // copied back to the CPU
+    for (size_t k = 0; k < 3; ++k) CHECK(got[k] == Approx(std::exp(double(k + 1))).epsilon(1e-15));
+    api()->ReleaseTensor(e);
+    api()->ReleaseTensor(g);
+  }
+  api()->ReleaseTensor(a);
 }
 
 TEST_CASE("c_abi: errors are statuses with [op] messages", "[c_abi]") {
