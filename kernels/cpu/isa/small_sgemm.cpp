@@ -27,9 +27,10 @@
 //    threads split the batch (never a product), so the result does not depend on the thread count.
 // Before the in-tile copy, the unroll by 4 and the register-resident accumulators, perf put 4.5% of
 // a 1-thread run in packing b and 3% in the tiles' entry (rep stos) and exit; the kernel alone (a
-// driver calling it on the 64 x 128^3 batch, best of 1500) went from 1.74 to 1.65-1.67 ms, and
-// tools/bench/run 'bmm' (load average ~2) gave 1 thread 1.73-1.74 ms against libtorch's 1.70-1.81
-// (0.96-1.01), 2 threads 914 us-1.13 ms against 910 us-1.02 ms.
+// driver calling it on the 64 x 128^3 batch, best of 1500) went from 1.74 to 1.65-1.67 ms, and to
+// 1.62-1.63 ms with a's broadcasts addressed from five registers (asm, below). tools/bench/run
+// 'bmm' then gave 1 thread 1.67-1.68 ms against libtorch's 1.72-1.74 (0.97, twice; load average
+// ~3, where the 2-thread column measured the other sessions: 0.97-1.03 at 33% / 22% of peak).
 // Levels below AVX512 register a kernel that declines, and gemm() takes oneDNN.
 #include "../small_sgemm.h"
 #include <ATen/Parallel.h>
@@ -52,26 +53,6 @@ struct Prefetch {
   const char* base;
   const int64_t* off;
 };
-
-// Element (r, k) of a row-major a for the current k: row r of 12 from four running pointers (rows
-// 0, 3, 6, 9) and the row stride L in bytes, so that every address is base + index * {1, 2, 4, 8}
-// and twelve rows need no twelve registers. r is a constant once the row loop is unrolled.
-EMBER_SGEMM_INLINE const float* row_of(int r, const char* q0, const char* q3, const char* q6, const char* q9, int64_t L) {
-  switch (r) {
-    case 0: return reinterpret_cast<const float*>(q0);
-    case 1: return reinterpret_cast<const float*>(q0 + L);
-    case 2: return reinterpret_cast<const float*>(q0 + L * 2);
-    case 3: return reinterpret_cast<const float*>(q3);
-    case 4: return reinterpret_cast<const float*>(q0 + L * 4);
-    case 5: return reinterpret_cast<const float*>(q3 + L * 2);
-    case 6: return reinterpret_cast<const float*>(q6);
-    case 7: return reinterpret_cast<const float*>(q3 + L * 4);
-    case 8: return reinterpret_cast<const float*>(q0 + L * 8);
-    case 9: return reinterpret_cast<const float*>(q9);
-    case 10: return reinterpret_cast<const float*>(q6 + L * 4);
-    default: return reinterpret_cast<const float*>(q3 + L * 8);
-  }
-}
 
 // A copy that rides along a tile's k loop (Note [Small batched sgemm]): for k < K, dst[k * 32 +
 // 0..16) = src[k * ld + 0..16), masked (zeros where mask is clear). dst is 64-byte aligned.
@@ -96,32 +77,72 @@ __attribute__((flatten)) void tile(const float* a, int64_t lda, const float* pan
   const int64_t L = lda * 4;
   const char* q0 = reinterpret_cast<const char*>(a);
   const char *q3 = q0 + 3 * L, *q6 = q0 + 6 * L, *q9 = q0 + 9 * L;
-  const int64_t step = A_ROW ? 4 : L;  // bytes from k to k + 1
   const char* src = reinterpret_cast<const char*>(cp.src);
   const int64_t src_step = cp.ld * 4;
   float* dst = cp.dst;
-#pragma GCC unroll 4
-  for (int64_t k = 0; k < K; ++k) {
-    _mm_prefetch(pf.base + pf.off[k], _MM_HINT_T1);
+  const int64_t* off = pf.off;
+  // One k step, D steps past the running pointers.
+  const auto step = [&](auto d) __attribute__((always_inline)) {
+    constexpr int D = decltype(d)::value;
+    _mm_prefetch(pf.base + off[D], _MM_HINT_T1);
     if constexpr (COPY) {
-      _mm512_store_ps(dst, _mm512_maskz_loadu_ps(cp.mask, src));
+      _mm512_store_ps(dst + D * kNR, _mm512_maskz_loadu_ps(cp.mask, src));
       src += src_step;
-      dst += kNR;
     }
-    const __m512 b0 = _mm512_load_ps(panel), b1 = _mm512_load_ps(panel + 16);
-#pragma GCC unroll 16
-    for (int r = 0; r < R; ++r) {
-      const __m512 av = _mm512_set1_ps(*(A_ROW ? row_of(r, q0, q3, q6, q9, L) : reinterpret_cast<const float*>(q0) + r));
+    const __m512 b0 = _mm512_load_ps(panel + D * kNR), b1 = _mm512_load_ps(panel + D * kNR + 16);
+    const auto row = [&](auto i) __attribute__((always_inline)) {
+      constexpr int r = decltype(i)::value;
+      __m512 av;
+      if constexpr (!A_ROW) {
+        av = _mm512_set1_ps(reinterpret_cast<const float*>(q0)[r]);
+      } else {
+        // Row r of a row-major a is base row 0, 3, 6 or 9 plus 0, 1, 2, 4 or 8 row strides (L
+        // bytes), so that every address is base + L * scale + 4 * D: twelve rows from five
+        // registers. Written as asm because GCC, given the C++ addresses, kept a register per
+        // multiple of L and spilled the loop's pointers (the tile ran 2% slower).
+        constexpr int base = r == 0 || r == 1 || r == 2 || r == 4 || r == 8 ? 0
+                             : r == 3 || r == 5 || r == 7 || r == 11    ? 3
+                             : r == 6 || r == 10                        ? 6
+                                                                        : 9;
+        constexpr int scale = r - base;
+        const char* q = base == 0 ? q0 : base == 3 ? q3 : base == 6 ? q6 : q9;
+        if constexpr (scale == 0) asm("vbroadcastss %c2(%1), %0" : "=v"(av) : "r"(q), "i"(4 * D));
+        else if constexpr (scale == 1) asm("vbroadcastss %c3(%1,%2,1), %0" : "=v"(av) : "r"(q), "r"(L), "i"(4 * D));
+        else if constexpr (scale == 2) asm("vbroadcastss %c3(%1,%2,2), %0" : "=v"(av) : "r"(q), "r"(L), "i"(4 * D));
+        else if constexpr (scale == 4) asm("vbroadcastss %c3(%1,%2,4), %0" : "=v"(av) : "r"(q), "r"(L), "i"(4 * D));
+        else asm("vbroadcastss %c3(%1,%2,8), %0" : "=v"(av) : "r"(q), "r"(L), "i"(4 * D));
+      }
       c0[r] = _mm512_fmadd_ps(av, b0, c0[r]);
       c1[r] = _mm512_fmadd_ps(av, b1, c1[r]);
-    }
-    q0 += step;
+    };
+    [&]<int... I>(std::integer_sequence<int, I...>) __attribute__((always_inline)) {
+      (row(std::integral_constant<int, I>{}), ...);
+    }(std::make_integer_sequence<int, R>{});
+    if constexpr (!A_ROW) q0 += L;
+  };
+  // The pointers move once per 4 steps, the steps addressing from them by displacement.
+  const auto advance = [&](int n) __attribute__((always_inline)) {
     if constexpr (A_ROW) {
-      q3 += step;
-      q6 += step;
-      q9 += step;
+      q0 += 4 * n;
+      q3 += 4 * n;
+      q6 += 4 * n;
+      q9 += 4 * n;
     }
-    panel += kNR;
+    if constexpr (COPY) dst += n * kNR;
+    panel += n * kNR;
+    off += n;
+  };
+  int64_t k = 0;
+  for (; k + 4 <= K; k += 4) {
+    step(std::integral_constant<int, 0>{});
+    step(std::integral_constant<int, 1>{});
+    step(std::integral_constant<int, 2>{});
+    step(std::integral_constant<int, 3>{});
+    advance(4);
+  }
+  for (; k < K; ++k) {
+    step(std::integral_constant<int, 0>{});
+    advance(1);
   }
   if (alpha != 1.f) {
     const __m512 va = _mm512_set1_ps(alpha);
