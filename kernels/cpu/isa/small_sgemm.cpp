@@ -28,9 +28,11 @@
 // Before the in-tile copy, the unroll by 4 and the register-resident accumulators, perf put 4.5% of
 // a 1-thread run in packing b and 3% in the tiles' entry (rep stos) and exit; the kernel alone (a
 // driver calling it on the 64 x 128^3 batch, best of 1500) went from 1.74 to 1.65-1.67 ms, and to
-// 1.62-1.63 ms with a's broadcasts addressed from five registers (asm, below). tools/bench/run
-// 'bmm' then gave 1 thread 1.67-1.68 ms against libtorch's 1.72-1.74 (0.97, twice; load average
-// ~3, where the 2-thread column measured the other sessions: 0.97-1.03 at 33% / 22% of peak).
+// 1.62-1.63 ms with a's broadcasts addressed from five registers (asm, below). Four runs of
+// tools/bench/run 'bmm' then gave ratios to libtorch of 0.97, 0.97, 0.98 and 1.01 at 1 thread
+// (1.67-1.75 ms against 1.72-1.74) and, in the two at load average ~1, 1.01 and 0.98 at 2: parity
+// within the host's run-to-run spread. TODO(#8): the last few percent (the copying tiles, the
+// 8-row tail tile of M = 128).
 // Levels below AVX512 register a kernel that declines, and gemm() takes oneDNN.
 #include "../small_sgemm.h"
 #include <ATen/Parallel.h>
