@@ -35,22 +35,23 @@ class List<IValue> {
   using value_type = IValue;
   using const_iterator = std::vector<IValue>::const_iterator;
 
-  List() : v_(std::make_shared<std::vector<IValue>>()) {}
-  explicit List(std::vector<IValue> v) : v_(std::make_shared<std::vector<IValue>>(std::move(v))) {}
+  // Defined below IValue, which must be complete there (clang instantiates them eagerly).
+  List();
+  explicit List(std::vector<IValue> v);
 
-  size_t size() const { return v_->size(); }
-  bool empty() const { return v_->empty(); }
+  size_t size() const;
+  bool empty() const;
   /// The element at `i` (raises when out of range).
   const IValue& get(size_t i) const;
   const IValue& operator[](size_t i) const { return get(i); }
   void set(size_t i, IValue value);
   void push_back(IValue value);
-  void reserve(size_t n) { v_->reserve(n); }
-  void clear() { v_->clear(); }
-  const_iterator begin() const { return v_->begin(); }
-  const_iterator end() const { return v_->end(); }
+  void reserve(size_t n);
+  void clear();
+  const_iterator begin() const;
+  const_iterator end() const;
   /// A copy of the elements.
-  std::vector<IValue> vec() const { return *v_; }
+  std::vector<IValue> vec() const;
   /// The elements themselves (shared with every copy of this handle).
   const std::vector<IValue>& elements() const { return *v_; }
   /// True if both handles share one list.
@@ -128,18 +129,7 @@ using GenericDict = Dict<IValue, IValue>;
 }  // namespace impl
 
 namespace ivalue {
-/// A fixed sequence of values (Python's tuple).
-struct Tuple {
-  explicit Tuple(std::vector<IValue> elements) : elements_(std::move(elements)) {}
-  static std::shared_ptr<Tuple> create(std::vector<IValue> elements) {
-    return std::make_shared<Tuple>(std::move(elements));
-  }
-  const std::vector<IValue>& elements() const { return elements_; }
-  size_t size() const { return elements_.size(); }
-
- private:
-  std::vector<IValue> elements_;
-};
+struct Tuple;
 }  // namespace ivalue
 
 /// A tagged value: None, Tensor, double, int64, bool, string, int list, tensor list, generic list,
@@ -206,6 +196,30 @@ namespace detail {
 [[noreturn]] void dict_key_error(const IValue& key);
 }  // namespace detail
 
+namespace ivalue {
+/// A fixed sequence of values (Python's tuple).
+struct Tuple {
+  explicit Tuple(std::vector<IValue> elements) : elements_(std::move(elements)) {}
+  static std::shared_ptr<Tuple> create(std::vector<IValue> elements) {
+    return std::make_shared<Tuple>(std::move(elements));
+  }
+  const std::vector<IValue>& elements() const { return elements_; }
+  size_t size() const { return elements_.size(); }
+
+ private:
+  std::vector<IValue> elements_;
+};
+}  // namespace ivalue
+
+inline List<IValue>::List() : v_(std::make_shared<std::vector<IValue>>()) {}
+inline List<IValue>::List(std::vector<IValue> v) : v_(std::make_shared<std::vector<IValue>>(std::move(v))) {}
+inline size_t List<IValue>::size() const { return v_->size(); }
+inline bool List<IValue>::empty() const { return v_->empty(); }
+inline void List<IValue>::reserve(size_t n) { v_->reserve(n); }
+inline void List<IValue>::clear() { v_->clear(); }
+inline List<IValue>::const_iterator List<IValue>::begin() const { return v_->begin(); }
+inline List<IValue>::const_iterator List<IValue>::end() const { return v_->end(); }
+inline std::vector<IValue> List<IValue>::vec() const { return *v_; }
 inline const IValue& List<IValue>::get(size_t i) const {
   if (i >= v_->size()) detail::list_index_error(i, v_->size());
   return (*v_)[i];
