@@ -26,6 +26,7 @@ namespace {
 
 bool same_tensor(const at::Tensor& a, const at::Tensor& b) {
   if (a.scalar_type() != b.scalar_type() || a.sizes() != b.sizes()) return false;
+  if (a.numel() == 0) return true;  // (an empty tensor's data pointer may be null)
   const at::Tensor x = a.contiguous(), y = b.contiguous();
   return std::memcmp(x.data_ptr(), y.data_ptr(), x.numel() * x.element_size()) == 0;
 }
