@@ -2,6 +2,7 @@
 // compiled against libtorch (-DPK_LIBTORCH, the PyPI wheel's) and against Ember.
 //   crosscheck write DIR     pickle_save the cases below into DIR/<case>.pt
 //   crosscheck dump FILE     pickle_load FILE and print its value in a canonical text form
+//   crosscheck resave IN OUT pickle_load IN and pickle_save the value into OUT (torch_save_refs.py checks those)
 // The run script compares the dumps of both libraries over the files each of them wrote.
 #include <torch/torch.h>
 #ifdef PK_LIBTORCH
@@ -199,6 +200,12 @@ int main(int argc, char** argv) {
     std::fputs(d.out.c_str(), stdout);
     return 0;
   }
-  std::fprintf(stderr, "usage: %s write DIR | dump FILE\n", argv[0]);
+  if (argc == 4 && std::string(argv[1]) == "resave") {
+    std::ifstream f(argv[2], std::ios::binary);
+    std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    write_file(argv[3], torch::pickle_save(torch::pickle_load(bytes)));
+    return 0;
+  }
+  std::fprintf(stderr, "usage: %s write DIR | dump FILE | resave IN OUT\n", argv[0]);
   return 2;
 }
