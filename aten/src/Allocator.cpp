@@ -178,7 +178,11 @@ namespace {
 std::atomic<uint64_t> g_storage_uids{0};
 std::atomic<void (*)(uint64_t)> g_release_derived{nullptr};
 }  // namespace
-uint64_t StorageImpl::next_uid() { return g_storage_uids.fetch_add(1, std::memory_order_relaxed) + 1; }
+uint64_t StorageImpl::assign_uid() const {
+  uint64_t expected = 0;
+  const uint64_t fresh = g_storage_uids.fetch_add(1, std::memory_order_relaxed) + 1;
+  return uid_.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel) ? fresh : expected;
+}
 void StorageImpl::set_release_derived_hook(void (*hook)(uint64_t)) { g_release_derived.store(hook); }
 void StorageImpl::release_derived(uint64_t uid) {
   if (auto* hook = g_release_derived.load()) hook(uid);

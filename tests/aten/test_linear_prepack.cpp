@@ -216,3 +216,27 @@ TEST_CASE("linear prepack: off by default, so a pointer held across calls is alw
   CHECK(stats().packs == s0.packs);
   CHECK(stats().hits == s0.hits);
 }
+
+TEST_CASE("storage uid: drawn on first use, never 0, stable, distinct, one per storage under races", "[linear_prepack]") {
+  at::Tensor a = at::ones({4}), b = at::ones({4});
+  c10::StorageImpl* sa = a.storage().unsafeGetStorageImpl();
+  c10::StorageImpl* sb = b.storage().unsafeGetStorageImpl();
+  const uint64_t ua = sa->uid(), ub = sb->uid();
+  CHECK(ua != 0);
+  CHECK(ub != 0);
+  CHECK(ua != ub);
+  CHECK(sa->uid() == ua);
+  CHECK(a.view({2, 2}).storage().unsafeGetStorageImpl()->uid() == ua);  // views share it
+  // Eight threads asking a fresh storage for its uid at once all get the same one.
+  for (int round = 0; round < 20; ++round) {
+    at::Tensor c = at::zeros({8});
+    c10::StorageImpl* sc = c.storage().unsafeGetStorageImpl();
+    std::vector<uint64_t> got(8, 0);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) threads.emplace_back([&, t] { got[t] = sc->uid(); });
+    for (auto& th : threads) th.join();
+    for (uint64_t g : got) CHECK(g == got[0]);
+    CHECK(got[0] != 0);
+    CHECK(got[0] != ua);
+  }
+}
