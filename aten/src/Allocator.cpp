@@ -161,7 +161,7 @@ struct CPUAllocator final : Allocator {
 };
 
 CPUAllocator g_cpu_allocator;
-std::atomic<Allocator*> g_allocators[2] = {&g_cpu_allocator, nullptr};
+std::atomic<Allocator*> g_allocators[kNumDeviceTypes] = {&g_cpu_allocator, nullptr, nullptr, nullptr};
 
 }  // namespace
 

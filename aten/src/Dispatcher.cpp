@@ -49,6 +49,8 @@ const char* toString(DispatchKey k) {
   switch (k) {
     case DispatchKey::CPU: return "CPU";
     case DispatchKey::CUDA: return "CUDA";
+    case DispatchKey::Meta: return "Meta";
+    case DispatchKey::PrivateUse1: return "PrivateUse1";
     case DispatchKey::Autograd: return "Autograd";
   }
   return "?";

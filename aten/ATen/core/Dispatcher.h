@@ -11,9 +11,13 @@
 #include <atomic>
 
 namespace c10 {
-/// Rows of the dispatch table. Autograd sits above the backends (see Note [Autograd key]).
-enum class DispatchKey : uint8_t { CPU = 0, CUDA = 1, Autograd = 2 };
-constexpr int kNumDispatchKeys = 3;
+/// Rows of the dispatch table: one per c10::DeviceType (same value), then Autograd, which sits
+/// above the backends (see Note [Autograd key]).
+enum class DispatchKey : uint8_t { CPU = 0, CUDA = 1, Meta = 2, PrivateUse1 = 3, Autograd = 4 };
+constexpr int kNumDispatchKeys = 5;
+static_assert(static_cast<int>(DispatchKey::PrivateUse1) == static_cast<int>(DeviceType::PrivateUse1) &&
+              static_cast<int>(DispatchKey::Meta) == static_cast<int>(DeviceType::Meta) &&
+              static_cast<int>(DispatchKey::Autograd) == kNumDeviceTypes, "backend rows are indexed by DeviceType");
 const char* toString(DispatchKey k);
 }  // namespace c10
 
@@ -39,7 +43,7 @@ extern thread_local bool tls_below_autograd;
 extern thread_local bool tls_inference_mode;
 
 struct KeySet {
-  uint8_t backend = 0;  // DispatchKey of the highest backend seen (CUDA > CPU)
+  uint8_t backend = 0;  // DispatchKey of the highest backend seen (PrivateUse1 > Meta > CUDA > CPU)
   bool autograd = false;
 };
 

@@ -80,6 +80,8 @@ class Tensor {
   Layout layout() const { return Layout::Strided; }
   bool is_cpu() const { return device().is_cpu(); }
   bool is_cuda() const { return device().is_cuda(); }
+  bool is_meta() const { return device().is_meta(); }
+  bool is_privateuseone() const { return device().is_privateuseone(); }
   /// This tensor on the CPU (itself when it is there already), as libtorch's Tensor::cpu().
   Tensor cpu() const;
   /// This tensor on the current CUDA device (itself when it is there already).
