@@ -169,7 +169,9 @@ Allocator* GetCPUAllocator() { return g_allocators[0].load(std::memory_order_rel
 Allocator* GetAllocator(DeviceType t) {
   Allocator* a = g_allocators[static_cast<int>(t)].load(std::memory_order_relaxed);
   EMBER_CHECK(a != nullptr, "[allocator] no allocator for device type ", t,
-              t == DeviceType::CUDA ? " (Ember was built without CUDA or no CUDA device is present)" : "");
+              t == DeviceType::CUDA ? " (Ember was built without CUDA or no CUDA device is present)"
+              : t == DeviceType::PrivateUse1 ? " (an out-of-tree backend registers one: c10::SetAllocator(c10::kPrivateUse1, ...))"
+                                             : "");
   return a;
 }
 void SetAllocator(DeviceType t, Allocator* alloc) { g_allocators[static_cast<int>(t)].store(alloc); }

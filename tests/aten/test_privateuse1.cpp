@@ -313,8 +313,11 @@ TEST_CASE("privateuse1: a backend without copy_ or allocator raises, naming the 
   {
     c10::SetAllocator(c10::kPrivateUse1, nullptr);
     const std::string m = pu1_message([&] { (void)at::exp(da); });
+    const std::string m_empty = pu1_message([&] { (void)at::empty({2}, at::TensorOptions().device(kPu1)); });
     c10::SetAllocator(c10::kPrivateUse1, &g_pu1_allocator);
     CHECK(pu1_starts(m, "[exp] expected an allocator"));
+    CHECK(pu1_starts(m_empty, "[allocator] no allocator for device type " + c10::get_privateuse1_backend()));
+    CHECK(m_empty.find("c10::SetAllocator(c10::kPrivateUse1") != std::string::npos);
   }
   // The fallback can be turned into an error, and back.
   ember::privateuse1::set_fallback_mode(ember::privateuse1::FallbackMode::Error);
