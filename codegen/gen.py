@@ -18,7 +18,7 @@ import jinja2
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from model import (GenError, cpp_args, cpp_arg_type, cpp_default, cpp_ret_type, parse_ops, promote_types, DTYPE_NAMES,  # noqa: E402
-                   DTYPE_GROUPS)
+                   DTYPE_GROUPS, META_RAISE, load_backends)
 
 HEADER = "// @generated from ops.yaml by codegen/gen.py — edit the YAML"
 N_FUNCTION_SHARDS = 4
@@ -88,7 +88,8 @@ def arg_checks(op):
             arg = next(a for a in op.schema.args if a.name == name)
             first = op.schema.args[0].name
             if arg.type.is_tensor:
-                zero = f"{name}.eq(0).any().item<bool>()"
+                # (a meta divisor has no values to check: Meta kernels compute shapes only)
+                zero = f"(!{name}.is_meta() && {name}.eq(0).any().item<bool>())"
             else:
                 zero = f"{name}.toDouble() == 0"
             lines.append(f'EMBER_CHECK(!(c10::isIntegralType(at::result_type({first}, {name}), true) && {zero}), '
@@ -167,6 +168,60 @@ def kernel_name(op, backend):
     if op.kind == "dispatch":
         return op.dispatch.get(backend)
     return op.ident  # composite: at::native::<ident>
+
+
+# ---------------------------------------------------------------- backends (codegen/backends.yaml)
+def backend_kernel(op, be):
+    """The kernel a backend gets for a non-composite op: (name, how) where how is 'yaml' (named in
+    ops.yaml), 'pointwise' (generated from the declaration), 'generic' (the op's device-generic
+    CPU/CUDA function), 'raise' (data-dependent output shape: a generated kernel raises), or
+    (None, None) when it has none (the backend's `missing:` policy applies)."""
+    if op.kind == "composite":
+        return None, None
+    if op.kind == "pointwise":
+        if be.pointwise == "none":
+            return None, None
+        return f"{op.ident}_{be.lower}", "pointwise"
+    named = op.dispatch.get(be.name)
+    if named == META_RAISE and be.pointwise == "meta":
+        return f"{op.ident}_{be.lower}_raise", "raise"
+    if named:
+        return named, "yaml"
+    cpu, cuda = op.dispatch.get("CPU"), op.dispatch.get("CUDA")
+    if be.generic and cpu and cpu == cuda:
+        return cpu, "generic"
+    return None, None
+
+
+def render_backends(env, w, ops, backends, tests):
+    """Registration tables (src/RegisterBackends.cpp) of the backends whose `register:` is the
+    generic template, the Meta pointwise kernels (kernels/meta/pw_<family>.cpp), and, with tests,
+    each backend's shape-comparison test (tests/<backend>_<family>.cpp) and its list of ops
+    without a kernel."""
+    generic = [b for b in backends if b.register == "RegisterBackend.cpp.j2"]
+    w.write("src/RegisterBackends.cpp", env.get_template("RegisterBackend.cpp.j2").render(
+        ops=ops, backends=generic))
+    pointwise = [o for o in ops if o.kind == "pointwise"]
+    for be in backends:
+        if be.pointwise != "meta":
+            continue
+        for fam in sorted({o.family for o in pointwise}):
+            w.write(f"kernels/{be.lower}/pw_{fam}.cpp", env.get_template("PointwiseMeta.cpp.j2").render(
+                ops=ops, be=be, fam_ops=[o for o in pointwise if o.family == fam]))
+    if not tests:
+        return
+    for be in backends:
+        if be.tests != "compare_cpu_shapes":
+            continue
+        missing = [o.full_name for o in ops if o.kind != "composite" and backend_kernel(o, be)[0] is None]
+        raising = [o.full_name for o in ops if backend_kernel(o, be)[1] == "raise"]
+        for fam in sorted({o.family for o in ops}):
+            fam_ops = [o for o in ops if o.family == fam and o.test and o.variant_kind == "functional"]
+            if fam_ops:
+                w.write(f"tests/{be.lower}_{fam}.cpp", env.get_template("BackendShapeTests.cpp.j2").render(
+                    ops=ops, be=be, fam_ops=fam_ops))
+        w.write(f"tests/{be.lower}_gaps.cpp", env.get_template("BackendGaps.cpp.j2").render(
+            ops=ops, be=be, missing=missing, raising=raising))
 
 
 def ret_is_ref(op):
@@ -392,7 +447,8 @@ def generate(args):
                        cpp_ret_type=cpp_ret_type, ret_is_ref=ret_is_ref, pw_info=pw_info, CPP_DTYPE=CPP_DTYPE,
                        sample_cpp_value=sample_cpp_value, broadcast=broadcast, result_dtype=result_dtype,
                        DTYPE_NAMES=DTYPE_NAMES, repr=repr, cpp_args=cpp_args,
-                       sample_args=sample_args, pw_shape=pw_shape, default_of=default_of)
+                       sample_args=sample_args, pw_shape=pw_shape, default_of=default_of,
+                       backend_kernel=backend_kernel, backends=load_backends())
     w = Writer(args.out)
     pointwise = [o for o in ops if o.kind == "pointwise"]
     families = sorted({o.family for o in ops})
@@ -412,6 +468,7 @@ def generate(args):
     # backend (codegen/privateuse1.py, Note [PrivateUse1 fallback]).
     import privateuse1
     privateuse1.render(env, w, ops, shard_of)
+    render_backends(env, w, ops, load_backends(), args.tests)
     # The C ABI (include/ember/ember.h): typed table, boxed registry (codegen/c_abi.py).
     import c_abi
     c_abi_problems = c_abi.render(env, w, ops)
@@ -507,7 +564,7 @@ def generate(args):
         for p in w.all:
             print(p)
     # Remove stale generated sources (an op deleted from the YAML).
-    for sub in ("kernels/cpu", "kernels/cpu/isa", "kernels/cuda", "tests"):
+    for sub in ("kernels/cpu", "kernels/cpu/isa", "kernels/cuda", "kernels/meta", "tests"):
         d = os.path.join(args.out, sub)
         if os.path.isdir(d):
             for f in os.listdir(d):

@@ -564,6 +564,66 @@ def _add_special_sample(op):
                     op.samples.append(Sample(s.line, tens, dict(s.scalars), "int64", s.domain, len(op.samples), True))
 
 
+# ---------------------------------------------------------------- backends (codegen/backends.yaml)
+BACKENDS_PATH = __import__("os").path.join(__import__("os").path.dirname(__import__("os").path.abspath(__file__)),
+                                           "backends.yaml")
+BACKEND_KEYS = {"name", "yaml_key", "pointwise", "composites", "generic", "register", "missing", "tests", "__line__"}
+# `dispatch: {Meta: raise}`: the op's output shape depends on its data; a generated Meta kernel raises.
+META_RAISE = "raise"
+
+
+@dataclass
+class Backend:
+    name: str
+    yaml_key: bool
+    pointwise: str  # cpu | cuda | meta | none
+    composites: bool
+    generic: bool
+    register: Optional[str]
+    missing: str  # error | stub | fallback
+    tests: Optional[str] = None
+
+    @property
+    def lower(self):
+        return self.name.lower()
+
+
+_BACKENDS = None
+
+
+def load_backends(path: str = BACKENDS_PATH):
+    """The backends list (codegen/backends.yaml), validated; cached for the default path."""
+    global _BACKENDS
+    if path == BACKENDS_PATH and _BACKENDS is not None:
+        return _BACKENDS
+    out = []
+    for e in load_yaml(path):
+        where = f"{path}:{e.get('__line__', 0) if isinstance(e, dict) else 0}"
+        if not isinstance(e, dict) or "name" not in e:
+            raise GenError(f"{where}: each backend needs 'name'")
+        for k in e:
+            if k not in BACKEND_KEYS:
+                raise GenError(f"{where}: unknown key '{k}' (known: {', '.join(sorted(BACKEND_KEYS - {'__line__'}))})")
+        if e.get("pointwise", "none") not in ("cpu", "cuda", "meta", "none"):
+            raise GenError(f"{where}: pointwise is cpu, cuda, meta or none")
+        if e.get("missing", "error") not in ("error", "stub", "fallback"):
+            raise GenError(f"{where}: missing is error, stub or fallback")
+        if e.get("tests") not in (None, "compare_cpu_shapes"):
+            raise GenError(f"{where}: tests is compare_cpu_shapes or absent")
+        out.append(Backend(e["name"], bool(e.get("yaml_key", False)), e.get("pointwise", "none"),
+                           bool(e.get("composites", False)), bool(e.get("generic", False)), e.get("register"),
+                           e.get("missing", "error"), e.get("tests")))
+    if [b.name for b in out[:2]] != ["CPU", "CUDA"]:
+        raise GenError(f"{path}:1: the first two backends are CPU and CUDA (the dispatch table's rows 0 and 1)")
+    if path == BACKENDS_PATH:
+        _BACKENDS = out
+    return out
+
+
+def dispatch_keys():
+    return [b.name for b in load_backends() if b.yaml_key]
+
+
 def parse_ops(path: str, text: Optional[str] = None):
     entries = load_yaml(path, text)
     ops, names = [], {}
@@ -670,9 +730,10 @@ def parse_ops(path: str, text: Optional[str] = None):
             d = e["dispatch"]
             if not isinstance(d, dict) or "CPU" not in d:
                 raise GenError(f"{where}: dispatch needs at least 'CPU: <kernel function>'")
+            keys = dispatch_keys()
             for k in d:
-                if k not in ("CPU", "CUDA", "__line__"):
-                    raise GenError(f"{where}: unknown dispatch key '{k}' (CPU, CUDA)")
+                if k not in keys and k != "__line__":
+                    raise GenError(f"{where}: unknown dispatch key '{k}' ({', '.join(keys)}; codegen/backends.yaml)")
             op.dispatch = {k: v for k, v in d.items() if k != "__line__"}
         op.samples = _parse_samples(e, schema, path, line)
         if op.special is True or isinstance(op.special, dict):

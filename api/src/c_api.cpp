@@ -131,7 +131,8 @@ at::Device to_device(int64_t type, int64_t index, const char* op, const char* na
   if (index < -1 || index > 127) bad_arg(op, name, "has device index " + std::to_string(index) + " (-1..127)");
   if (type == EMBER_DEVICE_CPU) return at::Device(at::kCPU, static_cast<c10::DeviceIndex>(index));
   if (type == EMBER_DEVICE_CUDA) return at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(index));
-  bad_arg(op, name, "has device type " + std::to_string(type) + " (EMBER_DEVICE_CPU or EMBER_DEVICE_CUDA)");
+  if (type == EMBER_DEVICE_META) return at::Device(at::kMeta, static_cast<c10::DeviceIndex>(index));
+  bad_arg(op, name, "has device type " + std::to_string(type) + " (EMBER_DEVICE_CPU, EMBER_DEVICE_CUDA or EMBER_DEVICE_META)");
 }
 
 at::MemoryFormat to_memory_format(int64_t f, const char* op, const char* name) {
@@ -548,7 +549,7 @@ EmberStatus* TensorDevice(const EmberTensor* t, EmberDevice* out) {
     need(t, "TensorDevice", "tensor");
     need_out(out, "TensorDevice", "out");
     at::Device d = t->t.device();
-    out->type = d.is_cuda() ? EMBER_DEVICE_CUDA : EMBER_DEVICE_CPU;
+    out->type = d.is_cuda() ? EMBER_DEVICE_CUDA : d.is_meta() ? EMBER_DEVICE_META : EMBER_DEVICE_CPU;
     out->index = d.index();
   });
 }

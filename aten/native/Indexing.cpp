@@ -51,7 +51,8 @@ Tensor& masked_fill__Tensor(Tensor& self, const Tensor& mask, const Tensor& valu
   // over the filled positions) is recorded; otherwise it is a plain Scalar fill.
   if (value.requires_grad() && GradMode::is_enabled())
     return self.copy_(at::where(mask, value.to(self.scalar_type()), self));
-  return self.masked_fill_(mask, value.item());
+  // (a meta value has no data; any value of its dtype gives the same result metadata)
+  return self.masked_fill_(mask, value.is_meta() ? Scalar(int64_t{0}) : value.item());
 }
 
 Tensor masked_fill_Scalar(const Tensor& self, const Tensor& mask, const Scalar& value) {
@@ -70,7 +71,7 @@ Tensor masked_fill_Tensor(const Tensor& self, const Tensor& mask, const Tensor& 
     EMBER_CHECK(mask.scalar_type() == kBool, "[masked_fill] expected a Bool mask; got ", mask.scalar_type());
     return at::where(mask, value.to(self.scalar_type()), self);  // records value's gradient
   }
-  return masked_fill_Scalar(self, mask, value.item());
+  return masked_fill_Scalar(self, mask, value.is_meta() ? Scalar(int64_t{0}) : value.item());
 }
 
 Tensor index_put(const Tensor& self, const c10::List<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {

@@ -52,7 +52,7 @@ ClassTargets class_targets(const Tensor& self, const Tensor& target, int64_t ign
   r.target = r.target.to(kLong);
   r.valid = at::ne(r.target, ignore_index);
   r.target = at::where(r.valid, r.target, at::zeros_like(r.target));
-  if (r.target.numel() > 0) {
+  if (r.target.numel() > 0 && !r.target.is_meta()) {  // (meta targets have no values to check)
     const Tensor bad = at::logical_or(at::lt(r.target, 0), at::ge(r.target, r.classes));
     if (bad.any().item<bool>()) {
       const int64_t v = r.target.masked_select(bad).flatten()[0].item<int64_t>();

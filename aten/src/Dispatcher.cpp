@@ -4,6 +4,7 @@
 namespace ember {
 void register_cpu_kernels();   // generated: RegisterCPU.cpp
 void register_cuda_kernels();  // generated: RegisterCUDA.cpp (kernels, or stubs without CUDA)
+void register_generated_backends();  // generated: RegisterBackends.cpp (Meta, ...: codegen/backends.yaml)
 void register_autograd_kernels() __attribute__((weak));  // autograd/ (when linked)
 
 namespace dispatch {
@@ -34,6 +35,7 @@ struct Init {
   Init() {
     register_cpu_kernels();
     register_cuda_kernels();
+    register_generated_backends();
     if (register_autograd_kernels) register_autograd_kernels();
   }
 };

@@ -7,14 +7,15 @@ MemOverlap mem_overlap(const Tensor& a, const Tensor& b) {
   if (!a.defined() || !b.defined() || a.numel() == 0 || b.numel() == 0 || !a.is_alias_of(b)) return MemOverlap::None;
   c10::TensorImpl* x = a.unsafeGetTensorImpl();
   c10::TensorImpl* y = b.unsafeGetTensorImpl();
-  if (x->data() == y->data() && x->itemsize() == y->itemsize() && x->sizes() == y->sizes() && x->strides() == y->strides())
+  // Byte offsets within the shared storage, not addresses: a meta storage has no data pointer.
+  const int64_t xb = x->storage_offset() * static_cast<int64_t>(x->itemsize());
+  const int64_t yb = y->storage_offset() * static_cast<int64_t>(y->itemsize());
+  if (xb == yb && x->itemsize() == y->itemsize() && x->sizes() == y->sizes() && x->strides() == y->strides())
     return MemOverlap::Full;
   if (!x->is_non_overlapping_and_dense() || !y->is_non_overlapping_and_dense()) return MemOverlap::Unknown;
   // Dense tensors cover one byte range each; the ranges decide.
-  const char* xb = static_cast<const char*>(x->data());
-  const char* yb = static_cast<const char*>(y->data());
-  const char* xe = xb + x->numel() * static_cast<int64_t>(x->itemsize());
-  const char* ye = yb + y->numel() * static_cast<int64_t>(y->itemsize());
+  const int64_t xe = xb + x->numel() * static_cast<int64_t>(x->itemsize());
+  const int64_t ye = yb + y->numel() * static_cast<int64_t>(y->itemsize());
   return (xb < ye && yb < xe) ? MemOverlap::Partial : MemOverlap::None;
 }
 

@@ -102,7 +102,7 @@ void print_matrix(std::ostream& os, const double* v, int64_t rows, int64_t cols,
   }
 }
 
-const char* backend_name(Device d) { return d.is_cpu() ? "CPU" : "CUDA"; }
+const char* backend_name(Device d) { return d.is_cpu() ? "CPU" : d.is_meta() ? "Meta" : "CUDA"; }
 
 }  // namespace
 
@@ -111,6 +111,14 @@ std::ostream& operator<<(std::ostream& out, const Tensor& t) {
   if (!t.defined()) {
     out << "[ Tensor (undefined) ]";
     return out;
+  }
+  if (t.is_meta()) {
+    // No data to show (Note [Meta storage] in kernels/meta/meta_tensor.cpp): what there is.
+    os << "tensor(..., device='meta', size=" << t.sizes() << ", dtype=" << c10::dtypeName(t.scalar_type()) << ")\n[ "
+       << backend_name(t.device()) << c10::toString(t.scalar_type()) << "Type{";
+    for (int64_t i = 0; i < t.dim(); ++i) os << (i ? "," : "") << t.size(i);
+    os << "} ]";
+    return out << os.str();
   }
   const Tensor c = t.to(kCPU).to(kDouble).contiguous();
   const double* v = c.data_ptr<double>();

@@ -97,6 +97,7 @@ bool Tensor::is_contiguous(MemoryFormat fmt) const {
 
 Scalar Tensor::item() const {
   EMBER_CHECK(numel() == 1, "[item] expected a tensor with exactly 1 element; got ", numel(), " elements");
+  EMBER_CHECK(!is_meta(), "[item] expected a tensor with data; got a meta tensor (meta tensors have no data)");
   Tensor c = is_cpu() ? *this : to(kCPU);
   return EMBER_DISPATCH_ALL(scalar_type(), "item", [&]() -> Scalar {
     scalar_t v = *static_cast<const scalar_t*>(c.data_ptr());

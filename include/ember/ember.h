@@ -84,8 +84,9 @@ enum {
   EMBER_MEMORY_FORMAT_CHANNELS_LAST = 2, EMBER_MEMORY_FORMAT_CHANNELS_LAST_3D = 3
 };
 
-enum { EMBER_DEVICE_CPU = 0, EMBER_DEVICE_CUDA = 1 };
-/* A device: type EMBER_DEVICE_CPU or EMBER_DEVICE_CUDA, index -1 for the current one. */
+enum { EMBER_DEVICE_CPU = 0, EMBER_DEVICE_CUDA = 1, EMBER_DEVICE_META = 2 };
+/* A device: type EMBER_DEVICE_CPU, EMBER_DEVICE_CUDA or EMBER_DEVICE_META (sizes, strides and
+ * dtype without data: shape and memory tracing), index -1 for the current one. */
 typedef struct EmberDevice {
   int32_t type;
   int32_t index;

@@ -23,7 +23,7 @@ inline void check_operands(const char* op, c10::DeviceType device, const char* n
                            const Tensor& b) {
   EMBER_CHECK(a.scalar_type() == b.scalar_type(), "[", op, "] expected ", n1, " and ", n2, " to have the same dtype; got ", n1, " ",
               describe(a), ", ", n2, " ", describe(b));
-  const char* backend = device == c10::kCPU ? "CPU" : "CUDA";
+  const char* backend = device == c10::kCPU ? "CPU" : device == c10::kMeta ? "meta" : "CUDA";
   EMBER_CHECK(a.device().type() == device && b.device().type() == device, "[", op, "] expected ", backend, " tensors; got ", n1,
               " on ", a.device(), ", ", n2, " on ", b.device());
   EMBER_CHECK(device == c10::kCPU || a.device().index() == b.device().index(), "[", op, "] expected ", n1, " and ", n2,
