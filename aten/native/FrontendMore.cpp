@@ -141,7 +141,7 @@ Tensor scatter_reduce_impl(const char* op, const Tensor& self, int64_t dim, cons
                 "] expected index no larger than src in every dim and than self outside dim ", dim,
                 "; got index ", ix.sizes(), ", self ", s.sizes(), ", src ", sr.sizes());
   }
-  if (ix.numel() > 0) {
+  if (ix.numel() > 0 && !ix.is_meta()) {  // (meta tensors have no values to check)
     const int64_t lo = ix.min().item<int64_t>(), hi = ix.max().item<int64_t>();
     EMBER_CHECK_T(IndexError, lo >= 0 && hi < s.size(dim), "[", op, "] expected index values in [0, ", s.size(dim),
                   ") along dim ", dim, "; got ", lo < 0 ? lo : hi);

@@ -40,7 +40,7 @@ Tensor quantile_impl(const char* op, const Tensor& self, const Tensor& q, std::o
               c10::dtypeName(self.scalar_type()), "; got ", c10::dtypeName(q.scalar_type()));
   EMBER_CHECK(q.dim() <= 1, "[", op, "] expected q of 0 or 1 dims; got ", q.dim(), " dims");
   EMBER_CHECK(self.numel() > 0, "[", op, "] expected a non-empty input; got shape ", self.sizes());
-  if (q.numel() > 0) {
+  if (q.numel() > 0 && !q.is_meta()) {  // (meta tensors have no values to check)
     const Tensor qd = q.detach();
     EMBER_CHECK(at::logical_and(at::ge(qd, 0), at::le(qd, 1)).all().item<bool>(), "[", op,
                 "] expected q values in [0, 1]; got ", (q.dim() == 0 ? qd.item<double>() : qd.min().item<double>()),

@@ -255,7 +255,7 @@ Tensor index_fill_mask(const char* op, const Tensor& self, int64_t dim, const Te
   check_index_arg(op, self, dim, index);
   const int64_t n = self.dim() == 0 ? 1 : self.size(dim);
   Tensor idx = index.to(kLong).reshape({-1});
-  if (idx.numel() > 0) {
+  if (idx.numel() > 0 && !idx.is_meta()) {  // (meta tensors have no values to check)
     const int64_t lo = idx.min().item<int64_t>(), hi = idx.max().item<int64_t>();
     EMBER_CHECK_T(IndexError, lo >= -n && hi < n, "[", op, "] expected indices in [", -n, ", ", n - 1, "]; got ",
                   lo < -n ? lo : hi);

@@ -102,7 +102,7 @@ Tensor median(const Tensor& self) {
   if (!isFloatingType(self.scalar_type())) return mid.clone();
   // The median of a slice with NaN is NaN. The result is the mean of the inputs equal to it, so
   // that the gradient is shared evenly among them (libtorch's median() without dim).
-  const bool has_nan = at::isnan(flat.detach()).any().item<bool>();
+  const bool has_nan = !flat.is_meta() && at::isnan(flat.detach()).any().item<bool>();  // (meta: no values)
   const Tensor mask = has_nan ? at::isnan(flat.detach()) : at::eq(flat.detach(), mid);
   return at::div(at::where(mask, flat, Scalar(0)).sum(), mask.sum());
 }

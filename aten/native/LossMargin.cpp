@@ -54,7 +54,7 @@ Tensor multi_margin_loss(const Tensor& self, const Tensor& target, const Scalar&
                 " elements (one per class); got ", describe(*weight));
   }
   const Tensor y = target.reshape({N, 1});
-  if (N > 0) {
+  if (N > 0 && !y.is_meta()) {  // (meta tensors have no values to check)
     const bool in_range = at::logical_and(y >= 0, y < C).all().item<bool>();
     EMBER_CHECK(in_range, "[", op, "] expected target class indices in [0, ", C, "); got a value outside, target ",
                 describe(target));
@@ -87,7 +87,7 @@ Tensor multilabel_margin_loss(const Tensor& self, const Tensor& target, int64_t 
   }
   const Tensor y = target.reshape({N, C});
   // Every entry, listed or not, must be a class or -1 (as libtorch checks).
-  if (N > 0) {
+  if (N > 0 && !y.is_meta()) {  // (meta tensors have no values to check)
     const bool in_range = at::logical_and(y >= -1, y < C).all().item<bool>();
     EMBER_CHECK(in_range, "[", op, "] expected target values in [-1, ", C, ") (class indices, -1 ending a row's list); got one outside, target ",
                 describe(target));
