@@ -76,9 +76,11 @@ class TensorImpl : public intrusive_ptr_target {
   bool is_contiguous() const { return is_contiguous_; }
   bool is_non_overlapping_and_dense() const;
   const Storage& storage() const { return storage_; }
-  /// Start of this tensor's elements (storage base + offset).
+  /// Start of this tensor's elements (storage base + offset); null where the storage has no data
+  /// (meta tensors: no arithmetic on a null pointer).
   void* data() const {
-    return static_cast<char*>(storage_.data()) + storage_offset_ * static_cast<int64_t>(itemsize());
+    char* base = static_cast<char*>(storage_.data());
+    return base ? base + storage_offset_ * static_cast<int64_t>(itemsize()) : nullptr;
   }
 
   /// Sets a contiguous layout of the given sizes (does not touch storage).
