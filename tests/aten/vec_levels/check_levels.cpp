@@ -343,6 +343,40 @@ void check_exp_every_float() {
   CHECKX(worst <= 1.0, "exp over every float: %.4f ulp at %a", worst, double(at));
 }
 
+// gelu (erf form) over every float (--full), against x / 2 erfc(-x / sqrt 2) in double (its error,
+// ~2^-52 relative, is far below a float ulp): ulps for x >= -1 (bound 3) and on [-13, -1) (where
+// results are normal; bound 3), and the absolute error in units of |x| eps below -1 (bound 0.5).
+void check_gelu_every_float() {
+  constexpr int W = VT<float>::size;
+  alignas(64) float in[W], out[W];
+  double worst = 0, worst_mid = 0, worst_abs = 0;
+  float at = 0, at_mid = 0, at_abs = 0;
+  for (uint64_t b = 0; b < (uint64_t(1) << 32); b += W) {
+    for (int k = 0; k < W; ++k) { const uint32_t u = uint32_t(b + k); std::memcpy(&in[k], &u, 4); }
+    pw::gelu_erf(VT<float>::load(in)).store(out);
+    for (int k = 0; k < W; ++k) {
+      const float x = in[k];
+      if (std::isnan(x)) { CHECKX(std::isnan(out[k]), "gelu(NaN) = %a", double(out[k])); continue; }
+      const double r = double(x) / 2 * std::erfc(-double(x) / std::sqrt(2.0));
+      if (x >= -1) {
+        const double e = ulp_err<float>(out[k], ld(r));
+        if (e > worst) { worst = e; at = x; }
+      } else {
+        const double ea = std::fabs(double(out[k]) - r) / (std::fabs(double(x)) * 0x1p-23);
+        if (ea > worst_abs) { worst_abs = ea; at_abs = x; }
+        if (x > -13) {
+          const double e = ulp_err<float>(out[k], ld(r));
+          if (e > worst_mid) { worst_mid = e; at_mid = x; }
+        }
+      }
+    }
+  }
+  std::printf("  gelu     float  every float: x >= -1 max %.4f ulp (at %.9g); [-13, -1) %.4f ulp (at %.9g); "
+              "x < -1 |err| <= %.4f |x| eps (at %.9g)\n", worst, double(at), worst_mid, double(at_mid), worst_abs, double(at_abs));
+  CHECKX(worst <= 3.0 && worst_mid <= 3.0 && worst_abs <= 0.5, "gelu over every float: %.4f / %.4f ulp, %.4f |x| eps",
+         worst, worst_mid, worst_abs);
+}
+
 int main(int argc, char** argv) {
   bool full = false;
   const char* dump_path = nullptr;
@@ -365,6 +399,7 @@ int main(int argc, char** argv) {
   if (dump) std::fclose(dump);
   if (full && (std::string(pw::vec_level()) == "avx2" || std::string(pw::vec_level()) == "avx512")) check_conversions();
   if (full) check_exp_every_float();
+  if (full) check_gelu_every_float();
   std::printf("%s (%d failures)\n", failures ? "FAILED" : "passed", failures);
   return failures != 0;
 }

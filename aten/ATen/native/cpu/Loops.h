@@ -30,6 +30,13 @@
 // variable EMBER_STREAMING_STORE_MIN_MB sets it, -1 never streams). Each thread's run stores its
 // first elements normally up to the vector alignment, streams the rest and fences before it
 // returns. The values are the same either way: only where the bytes land differs.
+//
+// Note [Software prefetch]
+// Past the same threshold the dense loop also prefetches each contiguous input kPrefetchBytes
+// ahead of the vector it reads (in place too, where nothing streams). The hardware prefetchers
+// keep a memory-bound loop (add) fed, but fall behind in a loop that computes for a while per line:
+// over 16M floats at avx512, one thread, sigmoid went 14.4 -> 8.8 ms, exp 10.8 -> 8.8 ms, gelu
+// 28 -> 12.4 ms, add unchanged (8.0 ms); 2 and 4 KiB ahead measured the same, 0.5 KiB worse.
 #include <ATen/ATen.h>
 #include <ATen/TensorIterator.h>
 #include <ATen/native/cpu/Vec.h>
@@ -115,9 +122,16 @@ inline void put(const V& r, T* p, bool stream) {
   pw::store_opmath(r, p);
 }
 
+/// How far ahead the dense loop prefetches its inputs (Note [Software prefetch]).
+inline constexpr int64_t kPrefetchBytes = 2048;
+template <typename T>
+inline void prefetch_ahead(const T* p) {
+  __builtin_prefetch(reinterpret_cast<const char*>(p) + kPrefetchBytes, 0, 3);  // never faults
+}
+
 template <typename T, typename F, size_t... I>
 inline void vec_loop(char** data, const int64_t* s, int64_t n, const F& f, std::index_sequence<I...> seq,
-                     bool stream = false) {
+                     bool stream = false, bool far = false) {
   using V = vec_of<T>;
   constexpr int W = V::size;
   constexpr size_t N = sizeof...(I);
@@ -142,9 +156,23 @@ inline void vec_loop(char** data, const int64_t* s, int64_t n, const F& f, std::
       }
     }
     if (!(bcast[I] || ...)) {
-      for (; i + W <= n; i += W) put(f(pw::load_opmath(in[I] + i)...), out + i, stream);
+      if (far) {
+        for (; i + W <= n; i += W) {
+          (prefetch_ahead(in[I] + i), ...);
+          put(f(pw::load_opmath(in[I] + i)...), out + i, stream);
+        }
+      } else {
+        for (; i + W <= n; i += W) put(f(pw::load_opmath(in[I] + i)...), out + i, stream);
+      }
     } else {
-      for (; i + W <= n; i += W) put(f((bcast[I] ? scal[I] : pw::load_opmath(in[I] + i))...), out + i, stream);
+      if (far) {
+        for (; i + W <= n; i += W) {
+          ((bcast[I] ? void() : prefetch_ahead(in[I] + i)), ...);
+          put(f((bcast[I] ? scal[I] : pw::load_opmath(in[I] + i))...), out + i, stream);
+        }
+      } else {
+        for (; i + W <= n; i += W) put(f((bcast[I] ? scal[I] : pw::load_opmath(in[I] + i))...), out + i, stream);
+      }
     }
     if constexpr (kStreamable<T>) {
       if (stream) pw::stream_fence();
@@ -189,16 +217,18 @@ void cpu_pointwise(const TensorIter& it, const F& f) {
   using Seq = std::make_index_sequence<N>;
   if constexpr (std::is_same_v<scalar_t, out_t> && detail::kHasVec<scalar_t>) {
     if constexpr (detail::VecInvocable<F, scalar_t, Seq>::value) {
-      bool stream = false;  // Note [Streaming stores]
-      if constexpr (detail::kStreamable<scalar_t>) {
-        const int64_t bytes = it.numel() * static_cast<int64_t>(sizeof(scalar_t) * (N + 1));
-        if (bytes >= (int64_t{1} << 16)) {  // no call for small ops
-          const int64_t min_bytes = at::native::streaming_store_min_bytes();
-          stream = min_bytes >= 0 && bytes >= min_bytes;
+      // Note [Streaming stores], Note [Software prefetch]
+      bool stream = false, far = false;
+      const int64_t bytes = it.numel() * static_cast<int64_t>(sizeof(scalar_t) * (N + 1));
+      if (bytes >= (int64_t{1} << 16)) {  // no call for small ops
+        const int64_t min_bytes = at::native::streaming_store_min_bytes();
+        far = min_bytes >= 0 && bytes >= min_bytes;
+        if constexpr (detail::kStreamable<scalar_t>) {
+          stream = far;
           for (int k = 1; k <= static_cast<int>(N); ++k) stream = stream && it.data(k) != it.data(0);
         }
       }
-      it.for_each([&](char** data, const int64_t* s, int64_t n) { detail::vec_loop<scalar_t>(data, s, n, f, Seq{}, stream); });
+      it.for_each([&](char** data, const int64_t* s, int64_t n) { detail::vec_loop<scalar_t>(data, s, n, f, Seq{}, stream, far); });
       return;
     }
   }

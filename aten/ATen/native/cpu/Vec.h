@@ -396,6 +396,10 @@ inline NF scale2(NF p, NF n) {
 // c - a b (rounded once where fma is fused), min_num(a, b) = a < b ? a : b (b where a is NaN, as
 // minps), and add_exp(p, k): p with the low 9 bits of k's pattern added to its exponent field,
 // which is p 2^j, exact while that is a normal float, for k = 1.5 2^23 + j (|j| < 2^22).
+// lut_key(y), for y in [1, 16): the int32 lanes 4 (e - 127) + m, e y's biased exponent and m its
+// top two mantissa bits (0..15: which quarter of which octave), as the float register's pattern;
+// lut16(t, key): t[key] per lane from a table of 16 floats (one permute at avx512, two and a
+// blend at avx2, lane by lane below).
 #if defined(EMBER_VEC_AVX512)
 inline NF fms(NF a, NF b, NF c) { return _mm512_fmsub_ps(a, b, c); }
 inline NF fnma(NF a, NF b, NF c) { return _mm512_fnmadd_ps(a, b, c); }
@@ -403,6 +407,10 @@ inline NF min_num(NF a, NF b) { return _mm512_min_ps(a, b); }
 inline NF add_exp(NF p, NF k) {
   return _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(p), _mm512_slli_epi32(_mm512_castps_si512(k), 23)));
 }
+inline NF lut_key(NF y) {
+  return _mm512_castsi512_ps(_mm512_sub_epi32(_mm512_srli_epi32(_mm512_castps_si512(y), 21), _mm512_set1_epi32(508)));
+}
+inline NF lut16(const float* t, NF key) { return _mm512_permutexvar_ps(_mm512_castps_si512(key), _mm512_loadu_ps(t)); }
 #elif defined(EMBER_VEC_AVX2)
 inline NF fms(NF a, NF b, NF c) { return _mm256_fmsub_ps(a, b, c); }
 inline NF fnma(NF a, NF b, NF c) { return _mm256_fnmadd_ps(a, b, c); }
@@ -410,11 +418,25 @@ inline NF min_num(NF a, NF b) { return _mm256_min_ps(a, b); }
 inline NF add_exp(NF p, NF k) {
   return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p), _mm256_slli_epi32(_mm256_castps_si256(k), 23)));
 }
+inline NF lut_key(NF y) {
+  return _mm256_castsi256_ps(_mm256_sub_epi32(_mm256_srli_epi32(_mm256_castps_si256(y), 21), _mm256_set1_epi32(508)));
+}
+inline NF lut16(const float* t, NF key) {
+  const __m256i k = _mm256_castps_si256(key);  // permutevar reads the low 3 bits; bit 3 picks the half
+  const __m256 lo = _mm256_permutevar8x32_ps(_mm256_loadu_ps(t), k), hi = _mm256_permutevar8x32_ps(_mm256_loadu_ps(t + 8), k);
+  return _mm256_blendv_ps(lo, hi, _mm256_castsi256_ps(_mm256_slli_epi32(k, 28)));
+}
 #elif defined(EMBER_VEC_SSE2)
 inline NF fms(NF a, NF b, NF c) { return _mm_sub_ps(_mm_mul_ps(a, b), c); }
 inline NF fnma(NF a, NF b, NF c) { return _mm_sub_ps(c, _mm_mul_ps(a, b)); }
 inline NF min_num(NF a, NF b) { return _mm_min_ps(a, b); }
 inline NF add_exp(NF p, NF k) { return _mm_castsi128_ps(_mm_add_epi32(_mm_castps_si128(p), _mm_slli_epi32(_mm_castps_si128(k), 23))); }
+inline NF lut_key(NF y) { return _mm_castsi128_ps(_mm_sub_epi32(_mm_srli_epi32(_mm_castps_si128(y), 21), _mm_set1_epi32(508))); }
+inline NF lut16(const float* t, NF key) {
+  alignas(16) int32_t k[4];
+  _mm_store_si128(reinterpret_cast<__m128i*>(k), _mm_castps_si128(key));
+  return _mm_setr_ps(t[k[0] & 15], t[k[1] & 15], t[k[2] & 15], t[k[3] & 15]);
+}
 #else
 inline NF fms(NF a, NF b, NF c) {
   for (int i = 0; i < kLanesF; ++i) a.l[i] = kFusedFma ? std::fma(a.l[i], b.l[i], -c.l[i]) : a.l[i] * b.l[i] - c.l[i];
@@ -434,6 +456,23 @@ inline NF add_exp(NF p, NF k) {
     std::memcpy(&p.l[i], &x, 4);
   }
   return p;
+}
+inline NF lut_key(NF y) {
+  for (int i = 0; i < kLanesF; ++i) {
+    uint32_t x;
+    std::memcpy(&x, &y.l[i], 4);
+    x = (x >> 21) - 508u;
+    std::memcpy(&y.l[i], &x, 4);
+  }
+  return y;
+}
+inline NF lut16(const float* t, NF key) {
+  for (int i = 0; i < kLanesF; ++i) {
+    uint32_t k;
+    std::memcpy(&k, &key.l[i], 4);
+    key.l[i] = t[k & 15];
+  }
+  return key;
 }
 #endif
 
@@ -641,16 +680,18 @@ EMBER_VEC_COMPOSITES(VD, double)
 //   - erf: near 0, erf(z) = z + z P(z^2) (|z| <= 0.9); beyond, 1 - erfc(z) with erfc(z) =
 //     t e^(-z^2 + Q(u)) / 2, t = 1 / (1 + p z), p = 1 / sqrt 2, u = 2t - 1, for z in [0.3, 11].
 //   - gelu: one form for every x, with E = erfc(a / sqrt 2) / 2 = Phi(-a), a = |x|: x - x E (one
-//     fnma) for x > 0, x E below; neither cancels. E = t e^(-a^2 / 2 + Q(u) - ln 2) with t =
-//     1 / (1 + a / 2), u = 2t - b, Q fitted over all of a in [0, 15.5] (so no near-0 polynomial nor
-//     select), b chosen so that Q's constant term is a float on the 2^-23 grid to within 2^-40
-//     (A + Q0 below then adds exactly). t's rounding, and d = 1 + a / 2's, are measured exactly
-//     (d0 = 1 - t (d + dl)) and put into u and the exponent; 2^(n - 1) is added to the exponent
-//     field of t e^r as an integer, and only a vector with a lane past a = 12.8 (results that turn
-//     subnormal, inf, NaN) takes the slower path that rounds those once.
+//     fnma) for x > 0, x E below; neither cancels. E = e^(-a^2 / 2) R(a), R(a) = Phi(-a) e^(a^2 / 2)
+//     smooth and between 0.5 and 0.4 / a, so no division: R is a degree-6 polynomial in s = a - a0
+//     on 13 intervals [a0, a1) (quarters of the octaves of y = 1 + a / 2: width 1/2 below a = 2,
+//     1 to 6, 2 to 14, then [14, 18)), its coefficients looked up by lane from 16-entry tables
+//     (lut16), the constant term in two floats. e^(-a^2 / 2) = 2^n (1 + p), p = e^r - 1 with
+//     -a^2 / 2 = P + Pl exactly and r = P - n ln 2 + Pl, and E = (c0 + V)(1 + p) 2^n, rounded once
+//     before the scaling; 2^n is added to the exponent field as an integer, and only a vector with a
+//     lane past a = 12.8 (results that turn subnormal, inf, NaN) takes the slower path that rounds
+//     those once.
 // -z^2 is taken exactly (two-product with fma; without fma, the leading 12 bits of |x| squared
 // plus a small remainder), and e^y = 2^n e^r (r = y - n ln 2, split so that its large parts add
-// exactly). The coefficients are minimax fits to erf, log(erfc(z) e^(z^2) / t) and e^r rounded
+// exactly). The coefficients are minimax fits to erf, log(erfc(z) e^(z^2) / t), R and e^r rounded
 // to float (tools/fit_erf.py). Errors are tabled in docs/vector-math.md.
 namespace erf_detail {
 inline VF fma(VF a, VF b, VF c) { return vecimpl::fma(a.v, b.v, c.v); }
@@ -668,11 +709,17 @@ template <int From = 0, int N> inline VF horner(VF x, const float (&c)[N]) {
 // erf(z) / z - 1 in z^2, z in [0, 0.9]
 inline constexpr float kErfSmall[] = {0x1.06eba8p-3f, -0x1.81274p-2f, 0x1.ce2d6p-4f, -0x1.b80062p-6f,
                                       0x1.543f2ap-8f, -0x1.a583bcp-11f, 0x1.4d2864p-14f};
-// gelu: Q(u) = log(Phi(-a) e^(a^2 / 2) / t) + ln 2 in u = 2t - kGeluB, t = 1 / (1 + a / 2), a in [0, 15.5]
-inline constexpr float kGeluB = 0x1.fffcfp-1f;
-inline constexpr float kGeluQ[] = {-0x1.966d58p-2f, 0x1.f8b1dap-2f, -0x1.420e66p-4f, -0x1.256392p-5f,
-                                   0x1.5754c8p-6f, 0x1.140e38p-10f, -0x1.7ad066p-8f, 0x1.1a5122p-9f,
-                                   0x1.a03ad8p-11f, -0x1.cae648p-11f, 0x1.8cf73p-14f, 0x1.3825d4p-14f};
+// gelu: R(a0 + s) = Phi(-a) e^(a^2 / 2) ~ (c0hi + c0lo) + c1 s + ... + c6 s^6 on interval k; row j
+// holds coefficient j (c0hi, c0lo, c1, ..., c6) of the 13 intervals (tools/fit_erf.py).
+alignas(64) inline constexpr float kGeluR[8][16] = {
+    {0x1p-1f, 0x1.66027ap-2f, 0x1.0bdb2ep-2f, 0x1.a57056p-3f, 0x1.5845dcp-3f, 0x1.f1b89cp-4f, 0x1.82b4bcp-4f, 0x1.3b0fbcp-4f, 0x1.095608p-4f, 0x1.926972p-5f, 0x1.43a38ap-5f, 0x1.0e7dcep-5f, 0x1.d087aep-6f, 0.0f, 0.0f, 0.0f},
+    {0.0f, 0x1.a98496p-27f, 0x1.cef98ep-33f, -0x1.a5db52p-29f, 0x1.5a54aap-28f, 0x1.18f4dcp-31f, -0x1.cdac8cp-30f, 0x1.698ef8p-29f, 0x1.8f62bep-29f, 0x1.7a866ep-32f, 0x1.c8dda8p-30f, -0x1.c4d9cep-30f, -0x1.23e682p-31f, 0.0f, 0.0f, 0.0f},
+    {-0x1.98844p-2f, -0x1.cb062p-3f, -0x1.195248p-3f, -0x1.71c04ap-4f, -0x1.00f9b4p-4f, -0x1.19cee2p-5f, -0x1.5cf974p-6f, -0x1.d614e8p-7f, -0x1.50689p-7f, -0x1.86b834p-8f, -0x1.fbf2c8p-9f, -0x1.63cfc6p-9f, -0x1.06cda2p-9f, 0.0f, 0.0f, 0.0f},
+    {0x1.fffa1cp-3f, 0x1.e67e66p-4f, 0x1.fcc666p-5f, 0x1.203f8ap-5f, 0x1.5d245p-6f, 0x1.2c043cp-7f, 0x1.2dd7e4p-8f, 0x1.542986p-9f, 0x1.a0df7p-10f, 0x1.7620fcp-11f, 0x1.8aefep-12f, 0x1.d0f9f2p-13f, 0x1.27df5p-13f, 0.0f, 0.0f, 0.0f},
+    {-0x1.100afep-3f, -0x1.c18342p-5f, -0x1.9acfcap-6f, -0x1.995c24p-7f, -0x1.b628f8p-8f, -0x1.2e609ep-9f, -0x1.f63694p-11f, -0x1.de6dc2p-12f, -0x1.f83166p-13f, -0x1.610742p-14f, -0x1.3017f6p-15f, -0x1.2dbb08p-16f, -0x1.4aac82p-17f, 0.0f, 0.0f, 0.0f},
+    {0x1.f8a158p-5f, 0x1.71d1ap-6f, 0x1.2cdb1cp-7f, 0x1.0ba42p-8f, 0x1.f6fa18p-10f, 0x1.1df8e8p-11f, 0x1.8f02d6p-13f, 0x1.454ba2p-14f, 0x1.229f38p-15f, 0x1.4378fap-17f, 0x1.cb1bbp-19f, 0x1.821cdp-20f, 0x1.66899ap-21f, 0.0f, 0.0f, 0.0f},
+    {-0x1.85059p-6f, -0x1.02aa8ep-7f, -0x1.7fa0bp-9f, -0x1.360ec4p-10f, -0x1.df4f4ap-12f, -0x1.d2a26ap-14f, -0x1.1a032cp-15f, -0x1.9384f4p-17f, -0x1.1c6fb2p-18f, -0x1.06bdf8p-20f, -0x1.3b769ep-22f, -0x1.ca0b6cp-24f, -0x1.508d72p-25f, 0.0f, 0.0f, 0.0f},
+    {0x1.7476aep-8f, 0x1.ceb78ep-10f, 0x1.43d5eap-11f, 0x1.e81cf2p-13f, 0x1.0de6a2p-14f, 0x1.d89488p-17f, 0x1.03028ep-18f, 0x1.53e5aep-20f, 0x1.49c788p-22f, 0x1.0d31dap-24f, 0x1.1e512ap-26f, 0x1.745854p-28f, 0x1.7cf07ap-30f, 0.0f, 0.0f, 0.0f}};
 // Q(u) = log(erfc(z) e^(z^2) / t) + ln 2 in u, z in [0.3, 11]
 inline constexpr float kErfcTail[] = {0x1.2f5e0cp-2f, 0x1.f8b0dap-2f, -0x1.420fdp-4f, -0x1.25559ap-5f,
                                       0x1.57000cp-6f, 0x1.06f498p-10f, -0x1.72a1eap-8f, 0x1.37fef4p-9f,
@@ -727,18 +774,15 @@ inline VD erf(VD a) { return vecimpl::apply1(EMBER_SLEEF_D(erf), a.v); }
 inline VF gelu_erf(VF x) {
   using namespace erf_detail;
   const VF a(vecimpl::min_num(abs(x).v, VF(15.5f).v));  // 15.5 for NaN: then x E is x's NaN
-  // t = 1 / d, d = 1 + a / 2 rounded (dl: what it lost, exact); t (d + dl) = 1 - d0.
-  const VF d = fma(a, 0.5f, 1.0f), dl = fma(a, 0.5f, 1.0f - d), t = VF(1.0f) / d;
-  VF e0;  // 1 - t d, exactly
-  if constexpr (vecimpl::kFusedFma) {
-    e0 = fnma(t, d, 1.0f);
-  } else {  // t and d in halves of 12 bits, whose products are exact
-    const VF m(std::bit_cast<float>(0xfffff000u));
-    const VF th(vecimpl::bit_and(t.v, m.v)), tl = t - th, dh(vecimpl::bit_and(d.v, m.v)), dm = d - dh;
-    e0 = (((1.0f - th * dh) - th * dm) - tl * dh) - tl * dm;
-  }
-  const VF d0 = fnma(t, dl, e0);
-  const VF t2 = t + t, u = fma(t2, d0, t2 - kGeluB);  // at the exact t: 2 t (1 + d0) - b
+  // The interval: y = 1 + a / 2 (rounded; a a hair below a0 then gets interval k with s = -tiny,
+  // inside the fit), a0 = 2 (y's leading three bits - 1) exactly, s = a - a0 exactly (Sterbenz).
+  const VF y = fma(a, 0.5f, 1.0f);
+  const VF key(vecimpl::lut_key(y.v));
+  const VF s = a - fma(VF(vecimpl::bit_and(y.v, VF(std::bit_cast<float>(0xffe00000u)).v)), 2.0f, -2.0f);
+  auto c = [&](int j) { return VF(vecimpl::lut16(kGeluR[j], key.v)); };
+  VF q = c(7);
+  for (int j = 6; j >= 2; --j) q = fma(q, s, c(j));
+  const VF V = fma(q, s, c(1)), c0 = c(0);  // R = c0 + V
   VF P, Pl;  // -a^2 / 2 = P + Pl
   if constexpr (vecimpl::kFusedFma) {
     const VF h = a * -0.5f;
@@ -749,24 +793,31 @@ inline VF gelu_erf(VF x) {
     P = ah * (ah * -0.5f);
     Pl = (al * -0.5f) * ((ah + ah) + al);
   }
-  // E = t e^(P + Pl + Q(u) + d0 - ln 2) = t e^r 2^(n - 1), k = 1.5 2^23 - 1 + n. A = P - n ln2_hi
-  // (ln2_hi has 16 bits) is exact where P is large, and P itself (n = 0) where a is small; A + Q0
-  // adds exactly (Q0 on the 2^-23 grid) for |A + Q0| < 2.
-  const VF R = horner<1>(u, kGeluQ);  // (Q(u) - Q0) / u
-  const VF k = fma(fma(u, R, P) + kGeluQ[0], 1.44269504f, 12582911.0f), n = k - 12582911.0f;
-  const VF A = fma(n, -0x1.62e4p-1f, P);
-  const VF B = fma(u, R, fma(n, -0x1.7f7d1cp-20f, d0 + Pl));
-  const VF r = (A + kGeluQ[0]) + B;
-  const VF te = fma(t, fma(r * r, horner(r, kExpPoly), r), t);  // t e^r, rounded once
-  VF E(vecimpl::add_exp(te.v, k.v)), neg;                         // te 2^(n - 1) while normal
+  // e^(P + Pl) = 2^n e^r, k = 1.5 2^23 + n; A = P - n ln2_hi is exact (ln2_hi has 16 bits).
+  const VF k = fma(P, 1.44269504f, 12582912.0f), n = k - 12582912.0f;
+  const VF r = fma(n, -0x1.62e4p-1f, P) + fma(n, -0x1.7f7d1cp-20f, Pl);
+  const VF p = fma(r * r, horner(r, kExpPoly), r);  // e^r - 1
+  // (c0 + V)(1 + p) = c0 + inner, and x times it with x c0 exact inside one fma (x E for x < 0).
+  const VF inner = fma(V, p, fma(c0, p, V));
+  const VF Em = c0 + inner;
+  VF xEm;
+  if constexpr (vecimpl::kFusedFma) {
+    xEm = fma(x, c0, x * inner);
+  } else {  // x c0 = h + l exactly (halves of 12 bits, whose products are exact), then one rounding
+    const VF m(std::bit_cast<float>(0xfffff000u));
+    const VF xh(vecimpl::bit_and(x.v, m.v)), xl = x - xh, ch(vecimpl::bit_and(c0.v, m.v)), cl = c0 - ch;
+    const VF h = x * c0, l = (((xh * ch - h) + xh * cl) + xl * ch) + xl * cl;
+    xEm = select_gt(a, 0.0f, h + (l + x * inner), h);  // h: -0 stays -0 (l + x inner is +0 there)
+  }
+  VF E(vecimpl::add_exp(Em.v, k.v)), neg;  // times 2^n, exact while normal (xEm is 0 only at n = 0)
   if (!vecimpl::any_gt(a.v, VF(12.8f).v)) {
-    neg = x * E;
-  } else {  // E subnormal or 0 in some lane: each rounded once, x E from the normal E 2^-m1
-    const VF m = n - 1.0f, m1 = max_v(m, -100.0f);
-    const VF Eh = te * VF(vecimpl::pow2i(m1.v)), s(vecimpl::pow2i((m - m1).v));
-    E = Eh * s;
+    neg = VF(vecimpl::add_exp(xEm.v, k.v));
+  } else {  // subnormal or 0 in some lane: each rounded once, from the normal values times 2^m1
+    const VF m1 = max_v(n, -100.0f);
+    const VF p1(vecimpl::pow2i(m1.v)), sc(vecimpl::pow2i((n - m1).v));
+    E = (Em * p1) * sc;
     // -0 from |x| = 15.4 on (the result is 0 from 14.5); NaN for -inf, as 0.5 x (1 + erf) gives.
-    neg = select_gt(a, 15.4f, x * 0.0f, (x * Eh) * s);
+    neg = select_gt(a, 15.4f, x * 0.0f, (xEm * p1) * sc);
   }
   // E is 0.5 at x = ±0 (±0 results) and 0 from 15.5 on (x - a E = x up to +inf).
   return select_gt(x, 0.0f, fnma(a, E, x), neg);
