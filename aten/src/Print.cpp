@@ -102,7 +102,15 @@ void print_matrix(std::ostream& os, const double* v, int64_t rows, int64_t cols,
   }
 }
 
-const char* backend_name(Device d) { return d.is_cpu() ? "CPU" : d.is_meta() ? "Meta" : "CUDA"; }
+const char* backend_name(Device d) {
+  switch (d.type()) {
+    case DeviceType::CPU: return "CPU";
+    case DeviceType::CUDA: return "CUDA";
+    case DeviceType::Meta: return "Meta";
+    case DeviceType::PrivateUse1: return "PrivateUse1";
+  }
+  return "Unknown";
+}
 
 }  // namespace
 

@@ -124,6 +124,8 @@ TEST_CASE("privateuse1: tensors move to the device and back through the backend'
     CHECK(d.device() == kPu1);
     CHECK(d.device().is_privateuseone());
     CHECK(d.is_privateuseone());
+    CHECK(d.toString() == "PrivateUse1FloatType");
+    CHECK(at::empty({2}, at::TensorOptions().device(c10::kMeta).dtype(at::kDouble)).toString() == "MetaDoubleType");
     CHECK(g_pu1_live_bytes.load() - live == 48);
     CHECK(at::equal(d.cpu(), a));
     CHECK(g_pu1_copies.load() - copies == 2);
