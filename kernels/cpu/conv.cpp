@@ -25,6 +25,7 @@ namespace at::native {
 namespace {
 
 using conv_utils::ConvGeometry;
+using conv_utils::suggests_channels_last;
 
 // ---------------------------------------------------------------- direct loops
 // The three canonical passes over three spatial slots (unused slots have size 1). Each output
@@ -182,7 +183,7 @@ void backward_weights_loop(const ConvGeometry& g, const T* src, const T* dst_gra
 //
 // Note [Channels-last convolution]
 // A 2-d convolution runs channels-last when its input or its weight suggests that layout (the
-// stride-order rule of libtorch's suggest_memory_format, see suggests_channels_last below); its
+// stride-order rule of libtorch's suggest_memory_format, see conv_utils::suggests_channels_last in ConvUtils.h); its
 // output and, in the backward, the input and weight gradients are then channels-last too (sizes
 // NCHW, strides NHWC), as libtorch's CPU convolution returns them for float32 and float64. The
 // activations (input, output, their gradients) reach oneDNN as nhwc memory as they are, with no
@@ -454,21 +455,6 @@ void run_backward_weights(const ConvGeometry& g, const Tensor& src, const Tensor
 }
 
 // ---------------------------------------------------------------- channels-last (Note [Channels-last convolution])
-// Whether the strides of a 4-d tensor order its dims as N, H, W, C (outermost first), by the rule
-// of libtorch's suggest_memory_format: walking C, W, H, N, each stride must be at least the extent
-// covered by the dims walked before it; a zero C stride, a zero size, or an N stride equal to the C
-// stride (an ambiguous N111-like tensor) answers no, so ambiguous tensors stay NCHW.
-bool suggests_channels_last(const Tensor& t) {
-  if (t.dim() != 4 || t.stride(1) == 0) return false;
-  int64_t covered = 0;
-  for (int64_t d : {1, 3, 2, 0}) {
-    if (t.size(d) == 0 || t.stride(d) < covered) return false;
-    if (d == 0 && covered == t.stride(1)) return false;
-    covered = t.size(d) > 1 ? t.stride(d) * t.size(d) : t.stride(d);
-  }
-  return true;
-}
-
 bool use_channels_last(const ConvGeometry& g, const Tensor& input, const Tensor& weight) {
   return g.nd == 2 && (suggests_channels_last(input) || suggests_channels_last(weight));
 }

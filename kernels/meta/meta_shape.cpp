@@ -285,17 +285,8 @@ Tensor searchsorted_meta(const Tensor& sorted_sequence, const Tensor& self, bool
 // ---------------------------------------------------------------- convolution and pooling
 namespace {
 // The CPU kernel's layout choice (kernels/cpu/conv.cpp): channels-last when a 2-d convolution's
-// input or weight is densely channels-last.
-bool suggests_channels_last(const Tensor& t) {
-  if (t.dim() != 4 || t.stride(1) == 0) return false;
-  int64_t covered = 0;
-  for (int64_t d : {1, 3, 2, 0}) {
-    if (t.size(d) == 0 || t.stride(d) < covered) return false;
-    if (d == 0 && covered == t.stride(1)) return false;
-    covered = t.size(d) > 1 ? t.stride(d) * t.size(d) : t.stride(d);
-  }
-  return true;
-}
+// input or weight is densely channels-last (conv_utils::suggests_channels_last).
+using conv_utils::suggests_channels_last;
 Tensor empty_in_layout(IntArrayRef sizes, const TensorOptions& options, bool cl) {
   if (!cl) return at::empty(sizes, options);
   const int64_t C = std::max<int64_t>(sizes[1], 1), W = std::max<int64_t>(sizes[3], 1), H = std::max<int64_t>(sizes[2], 1);

@@ -324,4 +324,21 @@ inline void check_max_pool3d_backward(const char* op, const Tensor& grad_output,
   EMBER_CHECK(indices.scalar_type() == kLong, "[", op, "] expected int64 indices; got ", c10::dtypeName(indices.scalar_type()));
 }
 
+// Whether the strides of a 4-d tensor order its dims as N, H, W, C (outermost first), by the rule
+// of libtorch's suggest_memory_format: walking C, W, H, N, each stride must be at least the extent
+// covered by the dims walked before it; a zero C stride, a zero size, or an N stride equal to the C
+// stride (an ambiguous N111-like tensor) answers no, so ambiguous tensors stay NCHW. The CPU
+// convolution picks channels-last from it (Note [Channels-last convolution]), and so does its Meta
+// kernel.
+inline bool suggests_channels_last(const Tensor& t) {
+  if (t.dim() != 4 || t.stride(1) == 0) return false;
+  int64_t covered = 0;
+  for (int64_t d : {1, 3, 2, 0}) {
+    if (t.size(d) == 0 || t.stride(d) < covered) return false;
+    if (d == 0 && covered == t.stride(1)) return false;
+    covered = t.size(d) > 1 ? t.stride(d) * t.size(d) : t.stride(d);
+  }
+  return true;
+}
+
 }  // namespace at::native::conv_utils
