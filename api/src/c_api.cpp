@@ -12,13 +12,18 @@
 // of static data) catch and drop.
 #include "c_api_impl.h"
 
+#include <ATen/DLConvertor.h>
 #include <ATen/Factory.h>
 #include <ATen/Functions.h>
+#include <ATen/cuda/CUDAGeneratorImpl.h>
+#include <c10/cuda/CUDAFunctions.h>
 #include <ATen/core/GradMode.h>
 #include <torch/safetensors.h>
 
+#include <array>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <string_view>
@@ -164,6 +169,7 @@ const char* tag_name(EmberValueTag t) {
     case EMBER_VALUE_DOUBLE_LIST: return "DOUBLE_LIST";
     case EMBER_VALUE_BOOL_LIST: return "BOOL_LIST";
     case EMBER_VALUE_TENSOR_LIST: return "TENSOR_LIST";
+    case EMBER_VALUE_GENERATOR: return "GENERATOR";
   }
   return "an unknown tag";
 }
@@ -316,9 +322,12 @@ std::optional<std::string> opt_str(const EmberValue& v, const char* op, const ch
   return str(v, op, name);
 }
 std::optional<at::Generator> generator(const EmberValue& v, const char* op, const char* name) {
-  if (v.tag != EMBER_VALUE_NONE)
-    bad_arg(op, name, "must be NULL/NONE: generators are not part of the C ABI yet (the default generator is used)");
-  return std::nullopt;
+  // NONE or a null GENERATOR: the op's default generator. Every Generator argument is optional.
+  if (v.tag == EMBER_VALUE_NONE || (v.tag == EMBER_VALUE_GENERATOR && !v.p)) return std::nullopt;
+  need_tag(v, EMBER_VALUE_GENERATOR, op, name, "GENERATOR");
+  const auto* g = static_cast<const EmberGenerator*>(v.p);
+  if (!g->g.defined()) bad_arg(op, name, "is an undefined generator");
+  return g->g;
 }
 at::TensorOptions options(const std::optional<at::ScalarType>& dtype, const std::optional<at::Layout>& layout,
                           const std::optional<at::Device>& device, const std::optional<bool>& pin_memory) {
@@ -741,6 +750,148 @@ EmberStatus* LoadTensors(const char* path, char*** names, EmberTensor*** tensors
   });
 }
 
+// ---------------------------------------------------------------- DLPack (version 2)
+// Export and import are at::toDLPack* / at::fromDLPack* (Note [DLPack ownership] in
+// aten/src/DLConvertor.cpp); here only the boundary: null pointers, and the handle made before
+// the import takes ownership, so that a failure after it cannot leave the producer's wrapper
+// consumed while a status says it was not.
+EmberStatus* TensorToDLPackVersioned(const EmberTensor* t, DLManagedTensorVersioned** out) {
+  return guard("toDLPack", [&] {
+    need(t, "toDLPack", "tensor");
+    need_out(out, "toDLPack", "out");
+    *out = at::toDLPackVersioned(t->t);
+  });
+}
+
+EmberStatus* TensorToDLPack(const EmberTensor* t, DLManagedTensor** out) {
+  return guard("toDLPack", [&] {
+    need(t, "toDLPack", "tensor");
+    need_out(out, "toDLPack", "out");
+    *out = at::toDLPack(t->t);
+  });
+}
+
+template <class Managed, class Import>
+void import_dlpack(Managed* src, EmberTensor** out, const char* what, Import import) {
+  if (!src) bad_arg("fromDLPack", "src", std::string("is a null ") + what + " pointer");
+  need_out(out, "fromDLPack", "out");
+  auto* h = new EmberTensor{};
+  try {
+    h->t = import(src);  // owns src from its last step on (which cannot fail)
+  } catch (...) {
+    delete h;
+    throw;
+  }
+  *out = h;
+}
+
+EmberStatus* TensorFromDLPackVersioned(DLManagedTensorVersioned* src, EmberTensor** out) {
+  return guard("fromDLPack", [&] {
+    import_dlpack(src, out, "DLManagedTensorVersioned", [](DLManagedTensorVersioned* m) { return at::fromDLPackVersioned(m); });
+  });
+}
+
+EmberStatus* TensorFromDLPack(DLManagedTensor* src, EmberTensor** out) {
+  return guard("fromDLPack", [&] {
+    import_dlpack(src, out, "DLManagedTensor", [](DLManagedTensor* m) { return at::fromDLPack(m); });
+  });
+}
+
+// ---------------------------------------------------------------- generators (version 2)
+const EmberGenerator* need_gen(const EmberGenerator* g, const char* op, const char* name) {
+  if (!g) bad_arg(op, name, "is a null generator handle");
+  if (!g->g.defined()) bad_arg(op, name, "is an undefined generator");
+  return g;
+}
+
+// The generator's device: CPU (device NULL) or CUDA; raises for meta.
+at::Device generator_device(const EmberDevice* device, const char* op) {
+  if (!device) return at::Device(at::kCPU);
+  at::Device d = to_device(device->type, device->index, op, "device");
+  if (d.is_meta()) bad_arg(op, "device", "is the meta device, which has no generator");
+  return d;
+}
+
+EmberStatus* GeneratorCreate(uint64_t seed, const EmberDevice* device, EmberGenerator** out) {
+  return guard("GeneratorCreate", [&] {
+    need_out(out, "GeneratorCreate", "out");
+    at::Device d = generator_device(device, "GeneratorCreate");
+    auto h = std::make_unique<EmberGenerator>();
+    h->g = d.is_cpu() ? at::detail::createCPUGenerator(seed) : at::cuda::detail::createCUDAGenerator(d.index(), seed);
+    *out = h.release();
+  });
+}
+
+EmberStatus* GeneratorDefault(const EmberDevice* device, EmberGenerator** out) {
+  return guard("GeneratorDefault", [&] {
+    need_out(out, "GeneratorDefault", "out");
+    at::Device d = generator_device(device, "GeneratorDefault");
+    // One borrowed handle per default generator, made on first use and never freed.
+    static std::mutex m;
+    static EmberGenerator* cpu = nullptr;
+    static std::array<EmberGenerator*, 128> cuda{};
+    if (d.is_cpu()) {
+      std::lock_guard<std::mutex> lock(m);
+      if (!cpu) cpu = new EmberGenerator{at::detail::getDefaultCPUGenerator(), true};
+      *out = cpu;
+      return;
+    }
+    const at::Generator& g = at::cuda::detail::getDefaultCUDAGenerator(d.index());  // raises without a device
+    const int index = d.has_index() ? d.index() : c10::cuda::current_device();
+    if (index < 0 || index >= int(cuda.size())) bad_arg("GeneratorDefault", "device", "has an index past 127");
+    std::lock_guard<std::mutex> lock(m);
+    if (!cuda[size_t(index)]) cuda[size_t(index)] = new EmberGenerator{g, true};
+    *out = cuda[size_t(index)];
+  });
+}
+
+EmberStatus* GeneratorClone(const EmberGenerator* g, EmberGenerator** out) {
+  return guard("GeneratorClone", [&] {
+    need_gen(g, "GeneratorClone", "generator");
+    need_out(out, "GeneratorClone", "out");
+    auto h = std::make_unique<EmberGenerator>();
+    h->g = g->g.clone();  // CPU generators; raises for others
+    *out = h.release();
+  });
+}
+
+EmberStatus* GeneratorManualSeed(EmberGenerator* g, uint64_t seed) {
+  return guard("GeneratorManualSeed", [&] {
+    need_gen(g, "GeneratorManualSeed", "generator");
+    std::lock_guard<std::mutex> lock(g->g.mutex());  // ops may be drawing from it
+    g->g.set_current_seed(seed);
+  });
+}
+
+EmberStatus* GeneratorInitialSeed(const EmberGenerator* g, uint64_t* out) {
+  return guard("GeneratorInitialSeed", [&] {
+    need_gen(g, "GeneratorInitialSeed", "generator");
+    need_out(out, "GeneratorInitialSeed", "out");
+    std::lock_guard<std::mutex> lock(g->g.mutex());
+    *out = g->g.current_seed();
+  });
+}
+
+EmberStatus* GeneratorGetState(const EmberGenerator* g, EmberTensor** out) {
+  return guard("GeneratorGetState", [&] {
+    need_gen(g, "GeneratorGetState", "generator");
+    need_out(out, "GeneratorGetState", "out");
+    set_out(out, g->g.get_state());  // takes the generator's lock itself
+  });
+}
+
+EmberStatus* GeneratorSetState(EmberGenerator* g, const EmberTensor* state) {
+  return guard("GeneratorSetState", [&] {
+    need_gen(g, "GeneratorSetState", "generator");
+    need(state, "GeneratorSetState", "state");
+    g->g.set_state(state->t);  // takes the generator's lock itself
+  });
+}
+
+void ReleaseGenerator(EmberGenerator* g) {
+  if (g && !g->borrowed) delete g;
+}
+
 const EmberApi kApi = {
     EMBER_API_VERSION,
     0,
@@ -781,6 +932,19 @@ const EmberApi kApi = {
     &SaveTensors,
     &LoadTensors,
     &ReleaseNames,
+    // version 2
+    &TensorToDLPackVersioned,
+    &TensorToDLPack,
+    &TensorFromDLPackVersioned,
+    &TensorFromDLPack,
+    &GeneratorCreate,
+    &GeneratorDefault,
+    &GeneratorClone,
+    &GeneratorManualSeed,
+    &GeneratorInitialSeed,
+    &GeneratorGetState,
+    &GeneratorSetState,
+    &ReleaseGenerator,
 };
 
 }  // namespace

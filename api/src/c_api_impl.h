@@ -17,6 +17,13 @@ struct EmberTensor {
   at::Tensor t;
 };
 
+/// One reference to a generator, owned by the C caller; `borrowed` for the default generators'
+/// handles (GeneratorDefault), which live as long as the process and which ReleaseGenerator ignores.
+struct EmberGenerator {
+  at::Generator g;
+  bool borrowed = false;
+};
+
 /// An error crossing the boundary.
 struct EmberStatus {
   int32_t code;
@@ -98,9 +105,7 @@ inline EmberValue memory_format(EmberMemoryFormat x) { return make(EMBER_VALUE_M
 inline EmberValue memory_format_ptr(const EmberMemoryFormat* x) { return x ? memory_format(*x) : none(); }
 inline EmberValue device(const EmberDevice* d) { return d ? make(EMBER_VALUE_DEVICE, d->type, 0, nullptr, d->index) : none(); }
 inline EmberValue str(const char* s) { return s ? make(EMBER_VALUE_STRING, 0, 0, s) : none(); }
-// Generators are not in the C ABI yet: a non-null one is refused by the invoker.
-constexpr EmberValueTag kGeneratorTag = 1000;  // internal: never accepted
-inline EmberValue generator(const EmberGenerator* g) { return g ? make(kGeneratorTag, 0, 0, g) : none(); }
+inline EmberValue generator(const EmberGenerator* g) { return g ? make(EMBER_VALUE_GENERATOR, 0, 0, g) : none(); }
 }  // namespace pack
 
 /// EmberValue -> C++ argument (the generated invokers). Each raises "[op] argument 'name' ..." for

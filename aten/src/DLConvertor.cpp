@@ -20,11 +20,12 @@ namespace at {
 // producer's deleter (or the caller's replacement), so it runs exactly once, when the last tensor
 // sharing that storage goes away. The storage starts at DLTensor::data and the tensor's storage
 // offset is byte_offset in elements (libtorch's reading too: a byte_offset that is not a whole
-// number of elements is refused). Every check runs before the DataPtr exists: an error leaves the
-// wrapper untouched and owned by the caller. A versioned wrapper marked READ_ONLY is copied instead
-// (Ember tensors cannot refuse writes; libtorch shares the memory and ignores the flag), after
-// which the producer's deleter runs at once. The copy flag DLPACK_FLAG_BITMASK_IS_COPIED needs
-// nothing from a consumer and is ignored.
+// number of elements is refused). Every check, and every allocation, runs before the storage owns
+// the memory (the tensor is built over a non-owning DataPtr, which the owning one replaces as the
+// last, non-throwing step): an error leaves the wrapper untouched and owned by the caller. A
+// versioned wrapper marked READ_ONLY is copied instead (Ember tensors cannot refuse writes;
+// libtorch shares the memory and ignores the flag), after which the producer's deleter runs at
+// once. The copy flag DLPACK_FLAG_BITMASK_IS_COPIED needs nothing from a consumer and is ignored.
 
 namespace {
 
@@ -148,11 +149,16 @@ Tensor import_tensor(Managed* src, std::function<void(void*)> deleter, bool read
     else if (src->deleter) src->deleter(src);
     return copy;
   }
-  c10::DataPtr ptr = deleter ? c10::DataPtr(dl.data, new ReplacementDeleter{std::move(deleter), dl.data},
-                                            &call_replacement_deleter, plan.device)
+  // The tensor is built over a non-owning pointer first; ownership is the last step, which cannot
+  // throw: a failure (out of memory) before it leaves src owned by the caller, deleter not called.
+  Tensor t = make_tensor(plan, c10::DataPtr(dl.data, plan.device));
+  std::unique_ptr<ReplacementDeleter> replacement;
+  if (deleter) replacement.reset(new ReplacementDeleter{std::move(deleter), dl.data});
+  c10::DataPtr ptr = replacement ? c10::DataPtr(dl.data, replacement.release(), &call_replacement_deleter, plan.device)
                      : src->deleter ? c10::DataPtr(dl.data, src, &call_producer_deleter<Managed>, plan.device)
                                     : c10::DataPtr(dl.data, plan.device);
-  return make_tensor(plan, std::move(ptr));
+  t.storage().unsafeGetStorageImpl()->data_ptr_ = std::move(ptr);  // noexcept: the old one has no deleter
+  return t;
 }
 
 }  // namespace

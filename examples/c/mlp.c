@@ -1,12 +1,14 @@
 /* A two-layer MLP trained through Ember's C ABI, in plain C99 (no C++ anywhere on this side).
  *
- *   cc -std=c99 -Wall -Wextra -pedantic -Iinclude -Ibuild/generated/include examples/c/mlp.c \
+ *   cc -std=c99 -Wall -Wextra -pedantic -Iinclude -Iaten -Ibuild/generated/include examples/c/mlp.c \
  *      -Lbuild -lember -Wl,-rpath,build -o mlp_c && ./mlp_c
  *
  * Fits y = sin(2 x0) + x1 x2 - x3 on 256 synthetic points with 4 -> 32 -> 1 (relu), full-batch SGD,
  * and exits non-zero unless the loss falls to under a fifth of its starting value. The inputs come
  * from the program's own buffers (TensorFromBuffer with a deleter), the update runs in a no-grad
- * scope, and every call's status is checked. */
+ * scope, and every call's status is checked. At the end the trained w2 is read as a DLPack consumer
+ * would (API version 2), through the wrapper's shape and strides. */
+#include <ATen/dlpack.h> /* Ember's copy of DLPack's header; any DLPack 1.x dlpack.h does */
 #include <ember/ember.h>
 
 #include <math.h>
@@ -149,6 +151,27 @@ int main(void) {
     api->ReleaseTensor(loss);
   }
   printf("loss %.5f -> %.5f\n", first, last);
+
+  /* w2 through DLPack: no copy (its data is w2's), column k of row j at strides[0] j + strides[1] k. */
+  {
+    struct DLManagedTensorVersioned* m = NULL;
+    void* w2_data = NULL;
+    const float* e;
+    double norm = 0;
+    int j;
+    check(api->TensorToDLPackVersioned(w2, &m), "TensorToDLPackVersioned");
+    check(api->TensorData(w2, &w2_data), "TensorData");
+    if (m->version.major != 1 || m->dl_tensor.ndim != 2 || m->dl_tensor.shape[0] != HIDDEN ||
+        m->dl_tensor.shape[1] != 1 || m->dl_tensor.dtype.code != kDLFloat || m->dl_tensor.dtype.bits != 32 ||
+        m->dl_tensor.data != w2_data) {
+      fprintf(stderr, "mlp_c: unexpected DLPack export of w2\n");
+      return 1;
+    }
+    e = (const float*)m->dl_tensor.data;
+    for (j = 0; j < HIDDEN; ++j) norm += (double)e[j * m->dl_tensor.strides[0]] * e[j * m->dl_tensor.strides[0]];
+    printf("|w2| = %.4f (read through DLPack)\n", sqrt(norm));
+    m->deleter(m); /* the consumer's part: exactly once */
+  }
 
   api->ReleaseTensor(x);
   api->ReleaseTensor(y);

@@ -6,18 +6,20 @@
 Loads libember.so, gets the API table (EmberGetApi), builds tensors from Python-owned buffers and
 runs ops both ways a binding can: through the boxed entry point (CallOp: an op name and an array
 of tagged EmberValues — what a generated binding uses) and through a typed slot of the EmberOps
-table, found by OpFind. Checks every value against plain Python arithmetic and exits non-zero on
-any mismatch; the ctest c_abi.python_ctypes runs it.
+table, found by OpFind. Version 2 of the table: DLPack exchange both ways (a Python-declared
+DLManagedTensorVersioned, read and written without copies) and seeded generators. Checks every
+value against plain Python arithmetic and exits non-zero on any mismatch; the ctest
+c_abi.python_ctypes runs it.
 """
 import ctypes as C
 import math
 import sys
 
 # ---------------------------------------------------------------- the C declarations we use
-EMBER_API_VERSION = 1
+EMBER_API_VERSION = 2
 EMBER_FLOAT32, EMBER_FLOAT64, EMBER_INT64 = 6, 7, 4
 NONE, TENSOR, INT, DOUBLE, BOOL, DTYPE = 0, 1, 2, 3, 4, 5
-INT_LIST, TENSOR_LIST = 10, 13
+INT_LIST, TENSOR_LIST, GENERATOR = 10, 13, 14
 EMBER_ERROR, EMBER_INVALID_ARGUMENT, EMBER_NOT_FOUND = 1, 2, 4
 
 
@@ -29,7 +31,30 @@ class Device(C.Structure):  # EmberDevice
     _fields_ = [("type", C.c_int32), ("index", C.c_int32)]
 
 
-P = C.c_void_p  # EmberTensor*, EmberStatus*
+# DLPack 1.x (dlpack.h): only what this script reads and writes.
+class DLDevice(C.Structure):
+    _fields_ = [("device_type", C.c_int32), ("device_id", C.c_int32)]
+
+
+class DLDataType(C.Structure):
+    _fields_ = [("code", C.c_uint8), ("bits", C.c_uint8), ("lanes", C.c_uint16)]
+
+
+class DLTensor(C.Structure):
+    _fields_ = [("data", C.c_void_p), ("device", DLDevice), ("ndim", C.c_int32), ("dtype", DLDataType),
+                ("shape", C.POINTER(C.c_int64)), ("strides", C.POINTER(C.c_int64)), ("byte_offset", C.c_uint64)]
+
+
+class DLManagedTensorVersioned(C.Structure):
+    pass
+
+
+DLDeleterV = C.CFUNCTYPE(None, C.POINTER(DLManagedTensorVersioned))
+DLManagedTensorVersioned._fields_ = [("major", C.c_uint32), ("minor", C.c_uint32), ("manager_ctx", C.c_void_p),
+                                     ("deleter", DLDeleterV), ("flags", C.c_uint64), ("dl_tensor", DLTensor)]
+kDLCPU, kDLFloat = 1, 2
+
+P = C.c_void_p  # EmberTensor*, EmberStatus*, EmberGenerator*
 PP = C.POINTER(C.c_void_p)
 I64P = C.POINTER(C.c_int64)
 SZ = C.c_size_t
@@ -59,6 +84,17 @@ class Api(C.Structure):  # EmberApi, version 1, in declaration order (ember.h)
         ("CallOp", F(P, C.c_char_p, C.POINTER(Value), SZ, C.POINTER(Value), SZ, C.POINTER(SZ))),
         ("CallOpIndex", F(P, SZ, C.POINTER(Value), SZ, C.POINTER(Value), SZ, C.POINTER(SZ))),
         ("ReleaseValues", F(None, C.POINTER(Value), SZ)),
+        ("SaveTensors", F(P, C.c_char_p, P, P, SZ)), ("LoadTensors", F(P, C.c_char_p, P, P, C.POINTER(SZ))),
+        ("ReleaseNames", F(None, P, SZ)),
+        # version 2
+        ("TensorToDLPackVersioned", F(P, P, C.POINTER(C.POINTER(DLManagedTensorVersioned)))),
+        ("TensorToDLPack", F(P, P, PP)),
+        ("TensorFromDLPackVersioned", F(P, C.POINTER(DLManagedTensorVersioned), PP)),
+        ("TensorFromDLPack", F(P, P, PP)),
+        ("GeneratorCreate", F(P, C.c_uint64, C.POINTER(Device), PP)),
+        ("GeneratorDefault", F(P, C.POINTER(Device), PP)), ("GeneratorClone", F(P, P, PP)),
+        ("GeneratorManualSeed", F(P, P, C.c_uint64)), ("GeneratorInitialSeed", F(P, P, C.POINTER(C.c_uint64))),
+        ("GeneratorGetState", F(P, P, PP)), ("GeneratorSetState", F(P, P, P)), ("ReleaseGenerator", F(None, P)),
     ]
 
 
@@ -179,6 +215,77 @@ def main():
     msg = api.StatusMessage(st).decode() if st else ""
     expect(st and api.StatusCode(st) == EMBER_INVALID_ARGUMENT and msg.startswith("[exp]"), f"null handle -> status: {msg}")
     api.ReleaseStatus(st)
+
+    # DLPack out: the transpose of `a` as a DLPack 1.x wrapper, read here through its shape and
+    # strides (no copy: its data is a's buffer).
+    args = (Value * 1)(Value(TENSOR, 0, 0, 0, a))
+    tr = (Value * 1)()
+    check(api.CallOp(b"t", args, 1, tr, 1, C.byref(n)), "CallOp t")
+    m = C.POINTER(DLManagedTensorVersioned)()
+    check(api.TensorToDLPackVersioned(tr[0].p, C.byref(m)), "TensorToDLPackVersioned")
+    dl = m.contents.dl_tensor
+    dims, steps = [dl.shape[k] for k in range(dl.ndim)], [dl.strides[k] for k in range(dl.ndim)]
+    expect((m.contents.major, dl.device.device_type, dl.dtype.code, dl.dtype.bits) == (1, kDLCPU, kDLFloat, 64),
+           "DLPack version 1, kDLCPU, float64")
+    expect(dims == [3, 2] and steps == [1, 3], f"exported transpose: shape {dims}, strides {steps}")
+    expect(dl.data == C.cast(keep[0], C.c_void_p).value, "exported data is a's own buffer")
+    elems = (C.c_double * 6).from_address(dl.data)
+    expect([[elems[i * steps[0] + j * steps[1]] for j in range(2)] for i in range(3)] ==
+           [[a_vals[j * 3 + i] for j in range(2)] for i in range(3)], "elements read through the DLTensor == a.T")
+    api.ReleaseValues(tr, 1)
+    m.contents.deleter(m)  # the consumer's part: once, when done
+
+    # DLPack in: a Python-owned buffer described by a Python-built wrapper; Ember shares it.
+    imported = []
+
+    @DLDeleterV
+    def dl_deleter(mt):
+        imported.append(mt.contents.manager_ctx)
+
+    xs = (C.c_double * 4)(1.0, -2.0, 3.5, 0.25)
+    x_shape = (C.c_int64 * 2)(2, 2)
+    w = DLManagedTensorVersioned(1, 1, 77, dl_deleter, 0,
+                                 DLTensor(C.cast(xs, C.c_void_p), DLDevice(kDLCPU, 0), 2, DLDataType(kDLFloat, 64, 1),
+                                          C.cast(x_shape, C.POINTER(C.c_int64)), None, 0))
+    x = P()
+    check(api.TensorFromDLPackVersioned(C.byref(w), C.byref(x)), "TensorFromDLPackVersioned")
+    expect(shape(x) == [2, 2] and values(x) == list(xs), "imported tensor has the buffer's values")
+    args = (Value * 2)(Value(TENSOR, 0, 0, 0, x), Value(DOUBLE, 0, 0, 10.0, None))
+    check(api.CallOp(b"mul_.Scalar", args, 2, res, 1, C.byref(n)), "CallOp mul_.Scalar")
+    api.ReleaseValues(res, 1)
+    expect(list(xs) == [10.0, -20.0, 35.0, 2.5], "Ember's in-place write landed in the Python buffer")
+    expect(imported == [], "the producer's deleter waits for the last handle")
+    api.ReleaseTensor(x)
+    expect(imported == [77], "the producer's deleter ran once, with its wrapper")
+    w.major = 2  # a major version this library does not know: refused, not consumed
+    st = api.TensorFromDLPackVersioned(C.byref(w), C.byref(x))
+    msg = api.StatusMessage(st).decode() if st else ""
+    expect(st and msg.startswith("[fromDLPack] expected DLPack major version 1"), f"DLPack 2.x -> status: {msg}")
+    api.ReleaseStatus(st)
+    expect(imported == [77], "a refused wrapper's deleter is not called")
+
+    # Generators: two seeded alike give the same randn, a third does not.
+    def randn(gen, count):
+        size = (C.c_int64 * 1)(count)
+        args = (Value * 6)(Value(INT_LIST, 0, 1, 0, C.cast(size, C.c_void_p)), Value(GENERATOR, 0, 0, 0, gen),
+                           Value(DTYPE, 0, EMBER_FLOAT64, 0, None), Value(NONE), Value(NONE), Value(NONE))
+        out = (Value * 1)()
+        check(api.CallOp(b"randn.generator", args, 6, out, 1, C.byref(n)), "CallOp randn.generator")
+        v = values(out[0].p)
+        api.ReleaseValues(out, 1)
+        return v
+
+    gens = []
+    for seed in (1, 1, 2):
+        gen = P()
+        check(api.GeneratorCreate(seed, None, C.byref(gen)), "GeneratorCreate")
+        gens.append(gen)
+    r1, r2, r3 = (randn(gen, 8) for gen in gens)
+    expect(r1 == r2 and r1 != r3, "generators seeded alike draw alike, another seed differs")
+    # libtorch's torch::manual_seed(1); torch::randn({8}, torch::kDouble) starts 0.66135217157045223.
+    expect(r1[0] == 0.66135217157045223, f"randn with seed 1 starts as libtorch's ({r1[0]!r})")
+    for gen in gens:
+        api.ReleaseGenerator(gen)
 
     # Release everything; each buffer's deleter runs once, when its last reference goes.
     api.ReleaseValues(res, 1)

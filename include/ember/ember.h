@@ -15,9 +15,10 @@
  * libember.so. docs/embedding.md ("C ABI") has the rules in full; in short:
  *
  * Versions and stability. EmberGetApi(v) returns the table for any 1 <= v <= EMBER_API_VERSION of
- * the library and NULL otherwise. Both tables are append-only: EmberApi gains members at its end
- * (raising EMBER_API_VERSION), and EmberOps, generated from ops.yaml, gains one member per new op
- * overload at its end — its order is the committed list codegen/c_abi_ops.txt, never ops.yaml's
+ * the library and NULL otherwise (the same table: a later version only appends). Both tables are
+ * append-only: EmberApi gains members at its end (raising EMBER_API_VERSION; a program that asked
+ * for version v uses the members up to v's), and EmberOps, generated from ops.yaml, gains one
+ * member per new op overload at its end — its order is the committed list codegen/c_abi_ops.txt, never ops.yaml's
  * (Note [C ABI slot order] in codegen/c_abi.py). An op removed from ops.yaml leaves a NULL member
  * in its place. A program built against a newer header checks EMBER_OPS_HAS(ops, member) before
  * calling an op the loaded library may lack.
@@ -34,12 +35,17 @@
  * the last handle, view or autograd reference goes. Arrays the library allocates (EmberTensor**
  * results of Tensor[] ops, LoadTensors' names) come with their release function. Strings the
  * library returns (StatusMessage, VersionString, OpSchema) live as long as the status / forever.
+ * Generators (version 2) follow the tensors' rule: arguments are borrowed, every EmberGenerator*
+ * written is the caller's to ReleaseGenerator (GeneratorDefault's excepted: borrowed, ignored by
+ * ReleaseGenerator). DLPack wrappers are owned by exactly one side at a time: the caller owns what
+ * TensorToDLPack* writes, the library owns what TensorFromDLPack* accepted (not on failure).
  *
  * Threads. The tables are immutable and every function may be called from any thread. A tensor
  * may be read by several threads at once (as an input of ops), but not while another thread writes
  * it (an in-place or out= op on it, or its data through TensorData) — as in C++. Distinct handles
  * are independent objects, even when they refer to the same tensor; one handle must not be
- * released while another thread uses it. Grad mode (SetGradEnabled) is per thread.
+ * released while another thread uses it. Grad mode (SetGradEnabled) is per thread. A generator
+ * may be used by several threads at once (ops draw under its lock; the order is theirs).
  */
 #ifndef EMBER_H
 #define EMBER_H
@@ -60,13 +66,20 @@ extern "C" {
 #define EMBER_C_EXPORT
 #endif
 
-/* The API version this header describes. Version 1: everything below. */
-#define EMBER_API_VERSION 1u
+/* The API version this header describes. Version 1: EmberApi up to ReleaseNames; version 2 adds
+ * DLPack exchange and generator handles (and the EMBER_VALUE_GENERATOR tag). */
+#define EMBER_API_VERSION 2u
 
 /* Opaque handles. */
 typedef struct EmberTensor EmberTensor;     /* one reference to a tensor */
 typedef struct EmberStatus EmberStatus;     /* an error: code and message */
-typedef struct EmberGenerator EmberGenerator; /* reserved: op parameters of this type must be NULL */
+typedef struct EmberGenerator EmberGenerator; /* a random stream (version 2; in version 1: NULL only) */
+
+/* DLPack's owning wrappers (https://dmlc.github.io/dlpack/latest/), declared by its dlpack.h
+ * (Ember installs one as <ATen/dlpack.h>; any DLPack 1.x copy does). Only pointers to them cross
+ * this ABI, so ember.h itself needs no dlpack.h. */
+struct DLManagedTensor;
+struct DLManagedTensorVersioned;
 
 /* Element types (numbered as libtorch's ScalarType). */
 typedef int32_t EmberDType;
@@ -120,7 +133,8 @@ enum {
   EMBER_VALUE_INT_LIST = 10,   /* p: const int64_t*, i: count */
   EMBER_VALUE_DOUBLE_LIST = 11,/* p: const double*, i: count */
   EMBER_VALUE_BOOL_LIST = 12,  /* p: const bool*, i: count */
-  EMBER_VALUE_TENSOR_LIST = 13 /* p: const EmberTensor* const* (elements may be NULL for Tensor?[]), i: count */
+  EMBER_VALUE_TENSOR_LIST = 13,/* p: const EmberTensor* const* (elements may be NULL for Tensor?[]), i: count */
+  EMBER_VALUE_GENERATOR = 14   /* version 2. p: EmberGenerator* (NULL: the default generator) */
 };
 typedef struct EmberValue {
   EmberValueTag tag;
@@ -220,7 +234,57 @@ typedef struct EmberApi {
                               size_t count);
   EmberStatus* (*LoadTensors)(const char* path, char*** names, EmberTensor*** tensors, size_t* count);
   void (*ReleaseNames)(char** names, size_t count);
-  /* ---- version 2 appends here ---- */
+
+  /* ---- version 2 ---- */
+  /* DLPack export (docs/embedding.md, "DLPack through the C ABI"). Writes a new wrapper around the
+   * tensor's memory, without copying: dl_tensor.data is the address of its first element
+   * (byte_offset 0), shape and strides (in elements) are its own, so transposed, sliced and
+   * expanded tensors go out as they are; CPU tensors as kDLCPU, CUDA tensors as kDLCUDA. The
+   * wrapper holds its own reference to the tensor: releasing every handle does not free the
+   * memory. The caller owns the wrapper and hands it to a consumer, or calls its deleter, exactly
+   * once (out->deleter(out)); the memory goes when that has happened and the last handle is
+   * released. Versioned: version {1, DLPACK_MINOR_VERSION} and flags 0 (writable). On failure
+   * (meta tensors, an undefined tensor) nothing is written and nothing is allocated. */
+  EmberStatus* (*TensorToDLPackVersioned)(const EmberTensor* tensor, struct DLManagedTensorVersioned** out);
+  EmberStatus* (*TensorToDLPack)(const EmberTensor* tensor, struct DLManagedTensor** out);
+  /* DLPack import. On success `out` receives a new handle to a tensor over the producer's memory,
+   * without copying (dtype, device, shape, strides and byte_offset as src describes them), and the
+   * library owns src: it calls src->deleter(src) exactly once (if not NULL), when the last
+   * reference to that memory goes (handles, views, autograd graphs), and the caller must not
+   * touch src again. Versioned only: a src whose flags have DLPACK_FLAG_BITMASK_READ_ONLY is
+   * copied instead (Ember tensors cannot refuse writes): the new tensor owns a copy on the same
+   * device, and src->deleter(src) has already been called when the call returns. A major version
+   * other than DLPACK_MAJOR_VERSION (1) is refused before anything else of src is read. On failure
+   * (EMBER_INVALID_ARGUMENT for NULL pointers, EMBER_ERROR "[fromDLPack] ..." for a major version,
+   * element type, device, shape or stride Ember cannot take, EMBER_OUT_OF_MEMORY) the deleter is
+   * not called and the caller still owns src. */
+  EmberStatus* (*TensorFromDLPackVersioned)(struct DLManagedTensorVersioned* src, EmberTensor** out);
+  EmberStatus* (*TensorFromDLPack)(struct DLManagedTensor* src, EmberTensor** out);
+
+  /* Generators: random streams that ops taking a `Generator?` use instead of the default one
+   * (typed ops: their EmberGenerator* parameter; boxed calls: an EMBER_VALUE_GENERATOR value). A
+   * NULL generator selects the device's default generator, as before. Every op draws under the
+   * generator's lock, so one generator may be used by several threads (in some order).
+   * GeneratorCreate writes a new generator seeded with `seed` on `device` (NULL: CPU; CPU: the
+   * Mersenne Twister stream libtorch's CPU generator gives for that seed; CUDA: Philox), which the
+   * caller releases with ReleaseGenerator. GeneratorDefault writes a borrowed handle to the
+   * device's default generator (NULL: CPU): it lives as long as the process, ReleaseGenerator
+   * ignores it, and reseeding it reseeds the stream every op without a generator draws from.
+   * GeneratorClone writes a new CPU generator at the same point of the stream. */
+  EmberStatus* (*GeneratorCreate)(uint64_t seed, const EmberDevice* device, EmberGenerator** out);
+  EmberStatus* (*GeneratorDefault)(const EmberDevice* device, EmberGenerator** out);
+  EmberStatus* (*GeneratorClone)(const EmberGenerator* generator, EmberGenerator** out);
+  /* Restarts the stream from `seed` (torch::Generator::set_current_seed). */
+  EmberStatus* (*GeneratorManualSeed)(EmberGenerator* generator, uint64_t seed);
+  /* The seed the stream last started from. */
+  EmberStatus* (*GeneratorInitialSeed)(const EmberGenerator* generator, uint64_t* out);
+  /* The stream's position as a new handle to a 1-D uint8 CPU tensor (Ember's own byte layout),
+   * and its restoration on a generator of the same kind: the same numbers follow. */
+  EmberStatus* (*GeneratorGetState)(const EmberGenerator* generator, EmberTensor** out);
+  EmberStatus* (*GeneratorSetState)(EmberGenerator* generator, const EmberTensor* state);
+  /* Drops the handle (NULL and default generators are fine). Tensors drawn from it are unaffected. */
+  void (*ReleaseGenerator)(EmberGenerator* generator);
+  /* ---- version 3 appends here ---- */
 } EmberApi;
 
 /* The one exported entry point: the table for API `version` (1..EMBER_API_VERSION of the library),
