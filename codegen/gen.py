@@ -215,13 +215,14 @@ def render_backends(env, w, ops, backends, tests):
             continue
         missing = [o.full_name for o in ops if o.kind != "composite" and backend_kernel(o, be)[0] is None]
         raising = [o.full_name for o in ops if backend_kernel(o, be)[1] == "raise"]
+        needs_data = [o.full_name for o in ops if o.needs_data]
         for fam in sorted({o.family for o in ops}):
             fam_ops = [o for o in ops if o.family == fam and o.test and o.variant_kind == "functional"]
             if fam_ops:
                 w.write(f"tests/{be.lower}_{fam}.cpp", env.get_template("BackendShapeTests.cpp.j2").render(
                     ops=ops, be=be, fam_ops=fam_ops))
         w.write(f"tests/{be.lower}_gaps.cpp", env.get_template("BackendGaps.cpp.j2").render(
-            ops=ops, be=be, missing=missing, raising=raising))
+            ops=ops, be=be, missing=missing, raising=raising, needs_data=needs_data))
 
 
 def ret_is_ref(op):

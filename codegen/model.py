@@ -373,6 +373,10 @@ class Op:
     # True, or the reason a CUDA result is not comparable with the CPU's (the op reads storage
     # outside its input view, which a copy to the device does not carry).
     cuda_compare: object = True
+    # None, or the reason the op needs values on a data-less backend (Meta): its generated backend
+    # tests may then skip a sample that raises "<backend> tensors have no data" (composites over a
+    # `Meta: raise` op, or that return a value computed from data). Any other op must run.
+    needs_data: Optional[str] = None
     # True: Half/BFloat16 calls of this unary op read a 65,536-entry table filled from its own
     # vector code (Note [16-bit lookup tables] in aten/ATen/native/cpu/Lut16.h).
     lut16: bool = False
@@ -399,7 +403,7 @@ class Op:
 KNOWN_KEYS = {"func", "variants", "pointwise", "dispatch", "composite", "samples", "dtypes", "promote",
               "wrapped", "family", "checks", "tol", "ref", "test", "__line__", "inplace", "out", "doc", "grad",
               "require", "golden", "special", "layouts", "golden_grad", "golden_grad_tol", "cuda_compare",
-              "lut16"}
+              "lut16", "needs_data"}
 
 
 def _dtypes(spec, where):
@@ -692,6 +696,13 @@ def parse_ops(path: str, text: Optional[str] = None):
         if cc is not True and not (isinstance(cc, str) and cc.strip()):
             raise GenError(f"{where}: cuda_compare is true or a string giving the reason CUDA results differ from the CPU's")
         op.cuda_compare = cc
+        nd = e.get("needs_data")
+        if nd is not None:
+            if not (isinstance(nd, str) and nd.strip()):
+                raise GenError(f"{where}: needs_data is a string giving the reason the op needs values (meta tensors have none)")
+            if e.get("dispatch", {}).get("Meta") == META_RAISE:
+                raise GenError(f"{where}: needs_data is implied by `Meta: raise`; drop one")
+        op.needs_data = nd
         lut = e.get("lut16", False)
         if not isinstance(lut, bool):
             raise GenError(f"{where}: lut16 is true or false")

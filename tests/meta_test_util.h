@@ -59,8 +59,9 @@ void compare_meta(T m, T c) { CHECK(m == c); }
 /// a Meta kernel (tests/meta_gaps.cpp).
 bool is_listed_meta_gap(const std::string& message);
 /// True when `message` is the error of an op that needs data a meta tensor does not have (its
-/// result's shape depends on values, or it reads them: item(), copy_ to another device); the op
-/// is recorded and the list is printed at exit.
+/// result's shape depends on values, or it reads them: item(), copy_ to another device) and `op`
+/// is listed as such (`Meta: raise`, or ops.yaml `needs_data:`); the op is recorded and the list
+/// is printed at exit. Any other op must compute its result's metadata on meta inputs.
 bool meta_raised_by_design(const std::string& op, const std::string& message);
 
 }  // namespace ember_test

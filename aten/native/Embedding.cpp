@@ -98,35 +98,50 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag_padding_idx(
   const Tensor idx = indices.to(kLong);
   check_index_range(op, idx, rows);
 
-  // The bags, from the offsets (read on the host).
-  const Tensor off_cpu = offsets.to(kLong).to(Device(kCPU)).contiguous();
-  std::vector<int64_t> off(off_cpu.data_ptr<int64_t>(), off_cpu.data_ptr<int64_t>() + off_cpu.numel());
-  EMBER_CHECK(!include_last_offset || !off.empty(), "[", op, "] expected at least one offset with include_last_offset=true");
-  const int64_t bags = include_last_offset ? int64_t(off.size()) - 1 : int64_t(off.size());
-  if (!off.empty()) EMBER_CHECK(off[0] == 0, "[", op, "] expected offsets[0] == 0; got ", off[0]);
-  for (size_t i = 0; i < off.size(); ++i)
-    EMBER_CHECK(off[i] <= n && (i == 0 || off[i] >= off[i - 1]), "[", op,
-                "] expected non-decreasing offsets no larger than the number of indices (", n, "); got ", offsets.sizes(),
-                " offsets with offsets[", i, "] = ", off[i]);
-  std::vector<int64_t> begin(static_cast<size_t>(bags)), end(static_cast<size_t>(bags));
-  int64_t longest = 0;
-  for (int64_t b = 0; b < bags; ++b) {
-    begin[size_t(b)] = off[size_t(b)];
-    end[size_t(b)] = size_t(b + 1) < off.size() ? off[size_t(b + 1)] : n;
-    longest = std::max(longest, end[size_t(b)] - begin[size_t(b)]);
-  }
-  // Padded (bags, longest) positions into indices; slots past a bag's end repeat position 0.
-  std::vector<int64_t> slot(static_cast<size_t>(bags * longest), 0), bag_of(static_cast<size_t>(n), std::max<int64_t>(bags - 1, 0));
-  std::vector<bool> used(static_cast<size_t>(bags * longest), false);
-  for (int64_t b = 0; b < bags; ++b)
-    for (int64_t p = begin[size_t(b)]; p < end[size_t(b)]; ++p) {
-      slot[size_t(b * longest + p - begin[size_t(b)])] = p;
-      used[size_t(b * longest + p - begin[size_t(b)])] = true;
-      bag_of[size_t(p)] = b;
-    }
   const Device dev = weight.device();
-  const Tensor slot_t = at::tensor(slot, TensorOptions().dtype(kLong)).to(dev);
-  const Tensor used_t = at::tensor(std::vector<bool>(used.begin(), used.end())).reshape({bags, longest}).to(dev);
+  int64_t bags = 0, longest = 0;
+  Tensor slot_t, used_t, offset2bag;
+  if (offsets.is_meta()) {
+    // Meta offsets have no values: the bags' count is known from their shape, the longest bag is
+    // not, and no result's shape depends on it (a meta block has one slot per bag).
+    EMBER_CHECK(!include_last_offset || offsets.numel() > 0, "[", op,
+                "] expected at least one offset with include_last_offset=true");
+    bags = include_last_offset ? offsets.numel() - 1 : offsets.numel();
+    longest = 1;
+    const TensorOptions meta = TensorOptions().device(dev);
+    slot_t = at::empty({bags * longest}, meta.dtype(kLong));
+    used_t = at::empty({bags, longest}, meta.dtype(kBool));
+    offset2bag = at::empty({n}, meta.dtype(kLong));
+  } else {
+    // The bags, from the offsets (read on the host).
+    const Tensor off_cpu = offsets.to(kLong).to(Device(kCPU)).contiguous();
+    std::vector<int64_t> off(off_cpu.data_ptr<int64_t>(), off_cpu.data_ptr<int64_t>() + off_cpu.numel());
+    EMBER_CHECK(!include_last_offset || !off.empty(), "[", op, "] expected at least one offset with include_last_offset=true");
+    bags = include_last_offset ? int64_t(off.size()) - 1 : int64_t(off.size());
+    if (!off.empty()) EMBER_CHECK(off[0] == 0, "[", op, "] expected offsets[0] == 0; got ", off[0]);
+    for (size_t i = 0; i < off.size(); ++i)
+      EMBER_CHECK(off[i] <= n && (i == 0 || off[i] >= off[i - 1]), "[", op,
+                  "] expected non-decreasing offsets no larger than the number of indices (", n, "); got ", offsets.sizes(),
+                  " offsets with offsets[", i, "] = ", off[i]);
+    std::vector<int64_t> begin(static_cast<size_t>(bags)), end(static_cast<size_t>(bags));
+    for (int64_t b = 0; b < bags; ++b) {
+      begin[size_t(b)] = off[size_t(b)];
+      end[size_t(b)] = size_t(b + 1) < off.size() ? off[size_t(b + 1)] : n;
+      longest = std::max(longest, end[size_t(b)] - begin[size_t(b)]);
+    }
+    // Padded (bags, longest) positions into indices; slots past a bag's end repeat position 0.
+    std::vector<int64_t> slot(static_cast<size_t>(bags * longest), 0), bag_of(static_cast<size_t>(n), std::max<int64_t>(bags - 1, 0));
+    std::vector<bool> used(static_cast<size_t>(bags * longest), false);
+    for (int64_t b = 0; b < bags; ++b)
+      for (int64_t p = begin[size_t(b)]; p < end[size_t(b)]; ++p) {
+        slot[size_t(b * longest + p - begin[size_t(b)])] = p;
+        used[size_t(b * longest + p - begin[size_t(b)])] = true;
+        bag_of[size_t(p)] = b;
+      }
+    slot_t = at::tensor(slot, TensorOptions().dtype(kLong)).to(dev);
+    used_t = at::tensor(std::vector<bool>(used.begin(), used.end())).reshape({bags, longest}).to(dev);
+    offset2bag = at::tensor(bag_of, TensorOptions().dtype(kLong)).to(dev);
+  }
   const Tensor looked = n > 0 ? idx.index_select(0, slot_t) : at::zeros({bags * longest}, idx.options());
   Tensor valid = used_t;
   if (pad >= 0) valid = valid.logical_and(looked.reshape({bags, longest}).ne(pad));
@@ -150,7 +165,6 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag_padding_idx(
     if (mode == 1) out = out.div(count.clamp_min(1).to(out.scalar_type()).unsqueeze(1));
     max_indices = count.clone();
   }
-  const Tensor offset2bag = at::tensor(bag_of, TensorOptions().dtype(kLong)).to(dev);
   return std::make_tuple(out, offset2bag, count, max_indices);
 }
 

@@ -180,7 +180,9 @@ Tensor scatter_reduce_impl(const char* op, const Tensor& self, int64_t dim, cons
     const Tensor sorted = pos.index_select(0, order);
     const Tensor rank_sorted = at::sub(at::arange(pos.numel(), pos.options()), at::searchsorted(sorted, sorted));
     const Tensor rank = at::scatter(at::zeros_like(rank_sorted), 0, order, rank_sorted);  // by original element
-    const int64_t slots = pos.numel() > 0 ? rank.max().item<int64_t>() + 1 : 0;
+    // The most values any element receives (the table's width) depends on data; the result's shape
+    // does not, so a meta table has one slot per element.
+    const int64_t slots = pos.numel() == 0 ? 0 : pos.is_meta() ? 1 : rank.max().item<int64_t>() + 1;
     Scalar identity(0);
     if (reduce == Reduce::Prod) identity = Scalar(1);
     else if (floating) identity = Scalar(reduce == Reduce::Amax ? -INFINITY : INFINITY);
@@ -252,7 +254,9 @@ Tensor masked_scatter_impl(const char* op, const Tensor& self, const Tensor& mas
   EMBER_CHECK(self.scalar_type() == source.scalar_type(), "[", op, "] expected self and source of one dtype; got ",
               c10::dtypeName(self.scalar_type()), " and ", c10::dtypeName(source.scalar_type()));
   const Tensor m = mask.expand(shape).reshape({-1});
-  const Tensor positions = at::nonzero(m).reshape({-1});
+  // How many positions are true depends on data, the result's shape does not: meta inputs write
+  // none (source still takes part, so a gradient reaches it with its shape).
+  const Tensor positions = m.is_meta() ? at::empty({0}, m.options().dtype(kLong)) : at::nonzero(m).reshape({-1});
   const int64_t count = positions.numel();
   EMBER_CHECK(source.numel() >= count, "[", op, "] expected source with at least as many elements as mask has true values (",
               count, "); got ", source.numel());

@@ -141,7 +141,8 @@ Tensor cov(const Tensor& self, int64_t correction, const std::optional<Tensor>& 
     EMBER_CHECK(t.dim() <= 1, "[cov] expected ", name, " of at most 1 dim; got ", t.dim(), " dims");
     EMBER_CHECK(t.numel() == n_obs, "[cov] expected ", name, " with one value per observation (", n_obs, "); got ",
                 t.numel());
-    EMBER_CHECK(t.numel() == 0 || t.min().item<double>() >= 0, "[cov] expected non-negative ", name);
+    // (meta weights have no values to check)
+    EMBER_CHECK(t.numel() == 0 || t.is_meta() || t.min().item<double>() >= 0, "[cov] expected non-negative ", name);
   };
   if (fweights && fweights->defined()) {
     EMBER_CHECK(!isFloatingType(fweights->scalar_type()) && fweights->scalar_type() != kBool,
@@ -160,7 +161,7 @@ Tensor cov(const Tensor& self, int64_t correction, const std::optional<Tensor>& 
   if (w.defined()) {
     w = w.reshape({-1});
     const Tensor w_sum = w.sum();
-    EMBER_CHECK(w_sum.item<double>() != 0, "[cov] expected weights whose sum is not zero");
+    EMBER_CHECK(w_sum.is_meta() || w_sum.item<double>() != 0, "[cov] expected weights whose sum is not zero");
     avg = at::div(at::mul(x, w).sum(IntArrayRef{1}, false), w_sum);
     if (correction == 0) norm = w_sum;
     else if (!has_aw) norm = at::sub(w_sum, correction);
@@ -193,6 +194,8 @@ Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& 
   double lo = min.toDouble(), hi = max.toDouble();
   const Tensor x = self.detach().reshape({-1});
   if (lo == hi && x.numel() > 0) {
+    EMBER_CHECK(!x.is_meta(), "[histc] expected min < max for a meta input; got min == max (", lo,
+                "), which takes the range from the values (meta tensors have no data)");
     lo = x.min().item<double>();
     hi = x.max().item<double>();
   }
@@ -206,7 +209,8 @@ Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& 
   // last bin closed.
   const Tensor lo_t = at::scalar_tensor(lo, x.options()), hi_t = at::scalar_tensor(hi, x.options());
   const Tensor inside = at::logical_and(at::ge(x, lo_t), at::le(x, hi_t));
-  const Tensor xs = x.masked_select(inside);
+  // (How many values fall inside depends on data, the result's shape does not: meta counts none.)
+  const Tensor xs = x.is_meta() ? at::empty({0}, x.options()) : x.masked_select(inside);
   Tensor pos = at::div(at::mul(at::sub(xs, lo_t), bins), at::sub(hi_t, lo_t)).floor().to(kLong).clamp_max(Scalar(bins - 1));
   c10::List<std::optional<Tensor>> idx;
   idx.push_back(pos);
@@ -242,9 +246,10 @@ Tensor isin_impl(const Tensor& elements, const Tensor& test, ScalarType common, 
               "[isin] expected numeric elements and test_elements; got ", c10::dtypeName(elements.scalar_type()), " and ",
               c10::dtypeName(test.scalar_type()));
   const Tensor e = elements.detach().to(common);
-  // NaN equals nothing: dropped before the binary search (which needs an ordered sequence).
+  // NaN equals nothing: dropped before the binary search (which needs an ordered sequence). How
+  // many are left depends on data; the result's shape does not, so meta inputs keep them all.
   Tensor tv = test.detach().to(common).reshape({-1});
-  if (isFloatingType(common)) tv = tv.masked_select(at::logical_not(at::isnan(tv)));
+  if (isFloatingType(common) && !tv.is_meta()) tv = tv.masked_select(at::logical_not(at::isnan(tv)));
   const Tensor t = std::get<0>(at::sort(tv));
   Tensor found;
   if (t.numel() == 0) {

@@ -41,7 +41,7 @@ Tensor max_unpool_nd(const char* op, int64_t nd, const Tensor& self, const Tenso
   for (int64_t d = self.dim() - nd; d < self.dim(); ++d) in_plane *= self.size(d);
   const int64_t planes = self.numel() / in_plane;
   const Tensor idx = indices.reshape({planes, in_plane});
-  if (idx.numel() > 0) {
+  if (idx.numel() > 0 && !idx.is_meta()) {  // (meta indices have no values to check)
     const Tensor bad = at::logical_or(idx < 0, idx >= out_plane);
     if (bad.any().item<bool>()) {
       const int64_t first = idx.masked_select(bad).reshape({-1})[0].item<int64_t>();
@@ -53,8 +53,10 @@ Tensor max_unpool_nd(const char* op, int64_t nd, const Tensor& self, const Tenso
   shape.insert(shape.end(), output_size.begin(), output_size.end());
   const Tensor src = self.reshape({planes, in_plane});
   Tensor out = at::zeros({planes, out_plane}, self.options()).scatter(1, idx, src);
-  // See Note [Repeated unpooling indices] (only a gradient needs the repeats' term).
-  if (self.requires_grad() && isFloatingType(self.scalar_type()) && in_plane > 1 && idx.numel() > 0) {
+  // See Note [Repeated unpooling indices] (only a gradient needs the repeats' term; it is zero in
+  // value, so meta inputs, whose repeats are unknown, leave it out: their gradient's shape is self's
+  // through the scatter alone).
+  if (self.requires_grad() && isFloatingType(self.scalar_type()) && in_plane > 1 && idx.numel() > 0 && !idx.is_meta()) {
     // Which input position each output cell keeps, and which inputs are repeats of a kept one.
     const Tensor pos = at::arange(in_plane, idx.options()).reshape({1, in_plane}).expand({planes, in_plane});
     const Tensor owner = at::zeros({planes, out_plane}, idx.options()).scatter(1, idx, pos);

@@ -35,6 +35,10 @@ CASES = [
      "  samples: [{self: [2], a: 2}]\n", 1, "lut16 is for pointwise ops of one Tensor argument"),
     ("lut16 without 16-bit dtypes", "- func: foo(Tensor self) -> Tensor\n  pointwise: self\n  dtypes: [float32]\n"
      "  lut16: true\n  samples: [{self: [2]}]\n", 1, "lut16 needs Half or BFloat16"),
+    ("needs_data without a reason", "- func: foo(Tensor self) -> Tensor\n  composite: true\n  needs_data: ''\n"
+     "  samples: [{self: [2]}]\n", 1, "needs_data is a string giving the reason"),
+    ("needs_data with Meta: raise", "- func: foo(Tensor self) -> Tensor\n  dispatch: {CPU: foo_cpu, Meta: raise}\n"
+     "  needs_data: \"its shape depends on values\"\n  samples: [{self: [2]}]\n", 1, "implied by `Meta: raise`"),
     ("invalid yaml", "- func: foo(Tensor self) -> Tensor\n  pointwise: [self\n", 3, "invalid YAML"),
 ]
 
