@@ -109,7 +109,9 @@ at::Tensor prod_of_others(const at::Tensor& x, int64_t dim) {
   return left * right;
 }
 
-bool has_zero(const at::Tensor& t) { return (t == 0).any().item<bool>(); }
+// A meta tensor has no values: the zero-free formula is taken, whose result has the same shape
+// (and the layout the CPU gives for the usual, zero-free input).
+bool has_zero(const at::Tensor& t) { return !t.is_meta() && (t == 0).any().item<bool>(); }
 
 // Flat storage positions of a strided geometry, shaped like `sizes`.
 at::Tensor storage_positions(at::IntArrayRef sizes, at::IntArrayRef strides, int64_t offset, const at::Tensor& like) {
@@ -149,7 +151,7 @@ at::Tensor select_backward_dim(const at::Tensor& grad, at::IntArrayRef sizes, in
 }
 
 at::Tensor extremum_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& result) {
-  const bool nan_result = result.isnan().item<bool>();
+  const bool nan_result = !result.is_meta() && result.isnan().item<bool>();  // (meta: no values, no NaN)
   at::Tensor mask = (nan_result ? self.isnan() : self == result).to(grad.scalar_type());
   at::Tensor count = mask.sum();
   return grad * mask / count;
@@ -312,10 +314,17 @@ at::Tensor as_strided_backward(const at::Tensor& grad, at::IntArrayRef base_size
   at::Tensor in_pos = storage_positions(base_sizes, base_strides, base_offset, grad);
   at::Tensor out_pos = storage_positions(sizes, strides, storage_offset.value_or(base_offset), grad);
   if (in_pos.numel() == 0) return at::zeros(base_sizes, grad.options());
-  int64_t lo = in_pos.min().item<int64_t>(), hi = in_pos.max().item<int64_t>();
+  // The lowest and highest positions, from the geometries (no device read; meta tensors too).
+  auto span = [](at::IntArrayRef sz, at::IntArrayRef st, int64_t offset) {
+    int64_t lo = offset, hi = offset;
+    for (size_t d = 0; d < sz.size(); ++d) (st[d] < 0 ? lo : hi) += (sz[d] - 1) * st[d];
+    return std::make_pair(lo, hi);
+  };
+  auto [lo, hi] = span(base_sizes, base_strides, base_offset);
   if (out_pos.numel() > 0) {
-    lo = std::min(lo, out_pos.min().item<int64_t>());
-    hi = std::max(hi, out_pos.max().item<int64_t>());
+    const auto [olo, ohi] = span(sizes, strides, storage_offset.value_or(base_offset));
+    lo = std::min(lo, olo);
+    hi = std::max(hi, ohi);
   }
   at::Tensor buf = at::zeros({hi - lo + 1}, grad.options())
                        .scatter_add(0, (out_pos - lo).reshape({-1}), grad.reshape({-1}));

@@ -39,7 +39,7 @@ void call_tensor_pre_hooks(Node* n, variable_list& inputs) {
 }
 
 bool has_nan(const at::Tensor& t) {
-  if (!t.defined() || !t.is_floating_point()) return false;
+  if (!t.defined() || !t.is_floating_point() || t.is_meta()) return false;  // (a meta tensor has no values to check)
   return t.isnan().any().item<bool>();
 }
 
