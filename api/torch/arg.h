@@ -1,6 +1,8 @@
 #pragma once
 // TORCH_ARG: declares an option field with a chainable setter and a getter, as libtorch's option
 // classes do: `LinearOptions(3, 4).bias(false)`, `opts.bias()`.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <utility>
 
 #ifndef TORCH_ARG
@@ -20,3 +22,5 @@
  private:                                                                   \
   T name##_
 #endif
+
+EMBER_PUBLIC_END

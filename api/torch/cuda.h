@@ -1,5 +1,7 @@
 #pragma once
 // torch::cuda queries. In a build without CUDA, or with no device, is_available() is false.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -85,3 +87,5 @@ inline std::map<std::string, int64_t> memory_stats(int64_t device = -1) {
           {"num_ooms", s.num_ooms}};
 }
 }  // namespace torch::cuda
+
+EMBER_PUBLIC_END

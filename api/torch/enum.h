@@ -2,6 +2,8 @@
 // Tag types for libtorch's enum-like options (`torch::kMean`, `torch::kFanIn`, `torch::kReLU`):
 // each is an empty struct with a constant of the same name, so options can hold a std::variant of
 // the tags that are valid for them.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <string>
 #include <variant>
 
@@ -62,3 +64,5 @@ std::string get_enum_name(const V& v) {
 }
 }  // namespace enumtype
 }  // namespace torch
+
+EMBER_PUBLIC_END

@@ -2,6 +2,8 @@
 // torch::ExpandingArray<D>: D values given either as one value repeated D times or as exactly D
 // values, as libtorch's layer options take kernel sizes, strides and paddings:
 //   Conv2dOptions(1, 10, /*kernel_size=*/5);   Conv2dOptions(1, 10, {3, 5}).stride({2, 1});
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <array>
 #include <cstddef>
@@ -44,3 +46,5 @@ std::ostream& operator<<(std::ostream& os, const ExpandingArray<D, T>& a) {
 }
 
 }  // namespace torch
+
+EMBER_PUBLIC_END

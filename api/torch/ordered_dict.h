@@ -1,6 +1,8 @@
 #pragma once
 // torch::OrderedDict: a map that remembers insertion order (libtorch's container for named
 // parameters, buffers and submodules). Items are iterated in the order they were inserted.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <c10/util/Exception.h>
 #include <string>
 #include <unordered_map>
@@ -133,3 +135,5 @@ class OrderedDict {
 };
 
 }  // namespace torch
+
+EMBER_PUBLIC_END

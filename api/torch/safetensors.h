@@ -7,6 +7,8 @@
 //   torch::safetensors::load(*model, "model.safetensors");          // into parameters and buffers
 //
 // Every error is a c10::Error whose message starts with "[safetensors]".
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
@@ -98,3 +100,5 @@ void load(torch::nn::ModuleHolder<ModuleType>& module, const std::string& path, 
 }
 
 }  // namespace torch::safetensors
+
+EMBER_PUBLIC_END

@@ -6,6 +6,8 @@
 //   torch::save(optimizer, "optim.ember");
 //   torch::load(model, "model.ember");          // checks names and shapes first, then copies
 //   torch::save(std::vector<torch::Tensor>{a, b}, stream);
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
 #include <torch/optim/optimizer.h>
@@ -74,3 +76,5 @@ void load(std::vector<at::Tensor>& tensor_vec, LoadFromArgs&&... args) {
 }
 
 }  // namespace torch
+
+EMBER_PUBLIC_END

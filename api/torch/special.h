@@ -1,6 +1,8 @@
 #pragma once
 // torch::special, libtorch's namespace of special functions: each is an at:: operator (ops.yaml)
 // under the name libtorch's users call, so their gradients and backends come with it.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <cmath>
 #include <optional>
@@ -99,3 +101,5 @@ namespace torch {
 /// Multivariate log-gamma (torch.mvlgamma), the same function as special::multigammaln.
 inline at::Tensor mvlgamma(const at::Tensor& self, int64_t p) { return special::multigammaln(self, p); }
 }  // namespace torch
+
+EMBER_PUBLIC_END

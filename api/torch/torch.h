@@ -1,5 +1,7 @@
 #pragma once
 // The libtorch-compatible entry point: `#include <torch/torch.h>` and use torch::.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <ATen/Context.h>
 #include <torch/cuda.h>
@@ -37,3 +39,5 @@ namespace indexing = at::indexing;
 }  // namespace torch
 #include <torch/optim.h>
 #include <torch/serialize.h>
+
+EMBER_PUBLIC_END

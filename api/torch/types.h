@@ -1,6 +1,8 @@
 #pragma once
 // torch:: sees all of at:: (Tensor, the operators, the dtypes), the standard optional under
 // libtorch's old names, and the fixed-width and short dtype spellings libtorch defines here.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <c10/util/Optional.h>
 #include <optional>
@@ -28,3 +30,5 @@ constexpr auto kF16 = kFloat16;
 constexpr auto kF32 = kFloat32;
 constexpr auto kF64 = kFloat64;
 }  // namespace torch
+
+EMBER_PUBLIC_END

@@ -1,5 +1,7 @@
 #pragma once
 // Everything of the tensor library: Tensor, the generated at:: operators, indexing, iteration.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/core/Tensor.h>
 #include <ATen/core/Reduction.h>
 #include <ATen/TensorIndexing.h>
@@ -24,3 +26,5 @@ inline bool is_signed(const Tensor& t) { return t.is_signed(); }
 /// (Ember records it as an ordinary view).
 inline Tensor _unsafe_view(const Tensor& self, IntArrayRef size) { return self.view(size); }
 }  // namespace at
+
+EMBER_PUBLIC_END

@@ -6,6 +6,8 @@
 //
 // Read by kernels/cuda/matmul.cu and kernels/cuda/conv.cpp on every call; safe to change from any
 // thread.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <atomic>
 #include <cstdint>
 
@@ -63,3 +65,5 @@ class Context {
 Context& globalContext();
 
 }  // namespace at
+
+EMBER_PUBLIC_END

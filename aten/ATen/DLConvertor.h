@@ -7,6 +7,8 @@
 //                                                             // runs when u's storage is freed
 // Ownership, read-only tensors and errors: Note [DLPack ownership] in aten/src/DLConvertor.cpp
 // and docs/embedding.md.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <ATen/dlpack.h>
 #include <functional>
@@ -79,3 +81,5 @@ struct DLPackTraits<DLManagedTensorVersioned> {
 };
 
 }  // namespace at
+
+EMBER_PUBLIC_END

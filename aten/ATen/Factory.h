@@ -3,6 +3,8 @@
 //   float buf[6]; auto t = at::from_blob(buf, {2, 3});          // no copy; `buf` must outlive t
 //   auto u = torch::tensor({{1, 2}, {3, 4}});                    // int64 [2, 2]
 //   auto v = torch::tensor({1.5, 2.5}, torch::kDouble);
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/core/Tensor.h>
 #include <cstring>
 #include <functional>
@@ -72,3 +74,5 @@ class TensorDataContainer {
 Tensor tensor(const TensorDataContainer& data, const TensorOptions& options = {});
 
 }  // namespace at
+
+EMBER_PUBLIC_END

@@ -7,6 +7,8 @@
 //   at::Generator g = at::make_generator<at::CPUGeneratorImpl>(42);
 //   auto x = torch::rand({3}, g);                        // draws from g, not the default stream
 //   uint32_t w = g.get<at::CPUGeneratorImpl>()->random();
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <c10/util/intrusive_ptr.h>
 #include <cstdint>
 #include <mutex>
@@ -146,3 +148,5 @@ CPUGeneratorImpl* cpu_generator(const std::optional<Generator>& gen, const char*
 void manual_seed(uint64_t seed);
 
 }  // namespace at
+
+EMBER_PUBLIC_END

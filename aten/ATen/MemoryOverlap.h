@@ -3,6 +3,8 @@
 // an output may not have two elements at one address, and an input may share memory with the
 // output only element for element (x.add_(x)), never partly (x[1:].add_(x[:-1])), because the
 // result would depend on the order the kernel visits elements.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/core/Tensor.h>
 
 namespace at {
@@ -24,3 +26,5 @@ void check_no_internal_overlap(const Tensor& t, const char* op);
 void check_no_partial_overlap(const Tensor& out, const Tensor& input, const char* op);
 
 }  // namespace at
+
+EMBER_PUBLIC_END

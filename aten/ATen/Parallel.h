@@ -9,6 +9,8 @@
 // The body sees raw pointers only: worker threads do not inherit the caller's grad mode or other
 // thread-local state. See Note [Intra-op threads] in aten/src/Parallel.cpp for the policy.
 // This header needs no OpenMP flags in the code that includes it.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -119,3 +121,5 @@ inline bool parallel_worthwhile(int64_t work, int64_t tasks) {
 }
 
 }  // namespace at
+
+EMBER_PUBLIC_END

@@ -8,6 +8,8 @@
 // Every other op runs through the generated CPU fallback: its PrivateUse1 tensor arguments are
 // copied to the CPU with the backend's copy_, the CPU kernel runs, and results are copied back to
 // the device (in-place and out= arguments are written back). See Note [PrivateUse1 fallback].
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/core/Library.h>
 #include <string>
 #include <utility>
@@ -48,3 +50,5 @@ bool falls_back() {
 }
 
 }  // namespace ember::privateuse1
+
+EMBER_PUBLIC_END

@@ -1,5 +1,7 @@
 #pragma once
 // TensorAccessor: unchecked multi-dimensional indexing of a CPU tensor (`t.accessor<float, 2>()`).
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/core/Tensor.h>
 
 namespace at {
@@ -37,3 +39,5 @@ TensorAccessor<T, N> Tensor::accessor() const& {
   return TensorAccessor<T, N>(data_ptr<T>(), sizes().data(), strides().data());
 }
 }  // namespace at
+
+EMBER_PUBLIC_END

@@ -2,6 +2,8 @@
 // libtorch's C++ indexing API:
 //   using namespace torch::indexing;
 //   t.index({Slice(1, None), 0, None, "...", idx_tensor});   t.index_put_({mask}, 0.0);
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/core/Tensor.h>
 
 namespace at::indexing {
@@ -61,3 +63,5 @@ struct TensorIndex {
 std::ostream& operator<<(std::ostream& os, const TensorIndex& i);
 
 }  // namespace at::indexing
+
+EMBER_PUBLIC_END

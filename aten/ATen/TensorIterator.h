@@ -13,6 +13,8 @@
 //   at::Tensor result = it.output();
 //
 // Operand 0 is the output; inputs follow. After build, every input has the common dtype.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/Parallel.h>
 #include <ATen/core/Tensor.h>
 #include <initializer_list>
@@ -125,3 +127,5 @@ class TensorIter {
 };
 
 }  // namespace ember
+
+EMBER_PUBLIC_END

@@ -1,5 +1,7 @@
 #pragma once
 // Free operators over tensors and scalars, as in libtorch: a + b, 2 * t, t == u (a bool tensor), ...
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/core/Tensor.h>
 
 namespace at {
@@ -32,3 +34,5 @@ inline Tensor operator&(const Tensor& a, const Tensor& b) { return bitwise_and(a
 inline Tensor operator|(const Tensor& a, const Tensor& b) { return bitwise_or(a, b); }
 inline Tensor operator^(const Tensor& a, const Tensor& b) { return bitwise_xor(a, b); }
 }  // namespace at
+
+EMBER_PUBLIC_END

@@ -1,5 +1,7 @@
 #pragma once
 // Small helpers shared by kernels and the frontend.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/core/Tensor.h>
 
 namespace at {
@@ -37,3 +39,5 @@ bool can_cast(ScalarType from, ScalarType to);
 int get_num_threads();
 void set_num_threads(int n);
 }  // namespace at
+
+EMBER_PUBLIC_END

@@ -1,6 +1,8 @@
 #pragma once
 // The CPU linear's prepacked weights (Note [Prepacked linear weights] in linear_prepack.cpp).
+// Internal (not installed); the three functions are exported for tests/aten/test_linear_prepack.cpp.
 #include <ATen/core/Tensor.h>
+#include <c10/macros/Export.h>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -9,7 +11,7 @@ namespace at::native {
 
 /// input @ weight^T (+ bias) through a packed copy of the weight, when the call qualifies and the
 /// weight has been seen unchanged before; nullopt: compute it the plain way.
-std::optional<Tensor> linear_prepacked(const Tensor& input, const Tensor& weight, const Tensor* bias);
+TORCH_API std::optional<Tensor> linear_prepacked(const Tensor& input, const Tensor& weight, const Tensor* bias);
 
 struct LinearPrepackStats {
   uint64_t hits = 0;         // calls that used a packed copy
@@ -18,9 +20,9 @@ struct LinearPrepackStats {
   size_t entries = 0;        // weights tracked now
 };
 /// The cache's counters (for tests and diagnostics).
-LinearPrepackStats linear_prepack_stats();
+TORCH_API LinearPrepackStats linear_prepack_stats();
 /// Bounds the packed copies to `mb` megabytes (0: packing off, the default unless
 /// EMBER_LINEAR_PREPACK_MB is set; Note [Prepacked linear weights] says why).
-void set_linear_prepack_limit_mb(size_t mb);
+TORCH_API void set_linear_prepack_limit_mb(size_t mb);
 
 }  // namespace at::native

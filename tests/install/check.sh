@@ -12,7 +12,11 @@ cmake --install "$B" --prefix "$W/prefix" >/dev/null
 cat > "$W/app/main.cpp" <<'CPP'
 #include <torch/torch.h>
 #include <iostream>
+// Extension code written for libtorch marks its own declarations with libtorch's export macros.
+struct TORCH_API AppScaler { float factor = 2; torch::Tensor apply(const torch::Tensor& t) const; };
+torch::Tensor AppScaler::apply(const torch::Tensor& t) const { return t * factor; }
 int main() {
+  if (AppScaler{}.apply(torch::ones({1})).item<float>() != 2) return 1;
   torch::Tensor a = torch::arange(6, torch::kFloat).reshape({2, 3});
   torch::Tensor b = torch::ones({3, 2});
   torch::Tensor c = torch::mm(a, b).sum(1);

@@ -7,6 +7,8 @@
 //   for (auto& batch : *loader) { ... }      // one pass over the data; iterate again for another epoch
 //
 // See Note [DataLoader threads] below for how the workers and the consumer meet.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/Parallel.h>
 #include <ATen/Utils.h>
 #include <torch/arg.h>
@@ -345,3 +347,5 @@ make_data_loader(Dataset dataset, DataLoaderOptions options = DataLoaderOptions(
 
 }  // namespace data
 }  // namespace torch
+
+EMBER_PUBLIC_END

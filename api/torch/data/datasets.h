@@ -5,6 +5,8 @@
 //   StreamDataset<Self, Batch>          get_batch(count); for sources without random access
 //   MapDataset                          a dataset with a transform applied to every batch (`ds.map(t)`)
 //   TensorDataset, MNIST                ready-made datasets
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/data/example.h>
 #include <ATen/ATen.h>
 #include <c10/util/ArrayRef.h>
@@ -176,3 +178,5 @@ class MNIST : public Dataset<MNIST> {
 }  // namespace datasets
 }  // namespace data
 }  // namespace torch
+
+EMBER_PUBLIC_END

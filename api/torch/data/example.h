@@ -1,5 +1,7 @@
 #pragma once
 // torch::data::Example: one (data, target) pair, the unit a Dataset returns and a collation stacks.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <utility>
 
@@ -43,3 +45,5 @@ using TensorExample = Example<at::Tensor, example::NoTarget>;
 
 }  // namespace data
 }  // namespace torch
+
+EMBER_PUBLIC_END

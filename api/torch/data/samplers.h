@@ -6,6 +6,8 @@
 //   DistributedRandomSampler      this replica's share of a permutation seeded by the epoch
 //   StreamSampler                 "n more samples" requests for a StreamDataset
 // A DataLoader calls reset() at the start of every epoch and next(batch_size) until it returns nullopt.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <cstddef>
 #include <cstdint>
@@ -141,3 +143,5 @@ class StreamSampler : public Sampler<BatchSize> {
 }  // namespace samplers
 }  // namespace data
 }  // namespace torch
+
+EMBER_PUBLIC_END

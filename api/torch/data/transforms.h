@@ -5,6 +5,8 @@
 //   Lambda / BatchLambda      either of the above from a std::function
 //   TensorTransform, TensorLambda, Normalize   change an Example's data tensor, keep its target
 //   Stack                     collates a vector of Examples into one Example of stacked tensors
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/data/example.h>
 #include <ATen/ATen.h>
 #include <c10/util/ArrayRef.h>
@@ -149,3 +151,5 @@ struct Stack<TensorExample> : public Collation<TensorExample> {
 }  // namespace transforms
 }  // namespace data
 }  // namespace torch
+
+EMBER_PUBLIC_END

@@ -5,6 +5,8 @@
 // printing. The ops are in ops.yaml (pointwise kernels or composites in aten/native/ActivationExtra.cpp).
 //   torch::nn::PReLU act(torch::nn::PReLUOptions().num_parameters(16));
 //   auto y = F::softplus(x, F::SoftplusFuncOptions().beta(2));
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <torch/arg.h>
 #include <torch/nn/cloneable.h>
@@ -379,3 +381,5 @@ EMBER_STATELESS_ACTIVATION(Hardsigmoid, hardsigmoid)
 #undef EMBER_STATELESS_ACTIVATION
 
 }  // namespace torch::nn
+
+EMBER_PUBLIC_END

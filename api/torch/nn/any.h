@@ -2,6 +2,8 @@
 // AnyModule: a type-erased module whose forward takes and returns one Tensor — what Sequential
 // chains. (libtorch's AnyModule accepts any forward signature; Ember's covers the Tensor -> Tensor
 // modules that Sequential can chain.) NamedAnyModule pairs one with a name.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
 #include <concepts>
@@ -87,3 +89,5 @@ class NamedAnyModule {
 };
 
 }  // namespace torch::nn
+
+EMBER_PUBLIC_END

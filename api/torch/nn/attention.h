@@ -4,6 +4,8 @@
 // api/src/nn_attention.cpp. (The fused at::scaled_dot_product_attention is an op: ops.yaml.)
 //   torch::nn::MultiheadAttention mha(torch::nn::MultiheadAttentionOptions(64, 8).dropout(0.1));
 //   auto [out, weights] = mha->forward(q, k, v);   // out (L, N, 64), weights (N, L, S)
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/nn/cloneable.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules.h>
@@ -112,3 +114,5 @@ class MultiheadAttentionImpl : public Cloneable<MultiheadAttentionImpl> {
 TORCH_MODULE(MultiheadAttention);
 
 }  // namespace torch::nn
+
+EMBER_PUBLIC_END

@@ -2,6 +2,8 @@
 // Cloneable<Derived>: gives a module a deep clone(). The module builds its parameters, buffers and
 // submodules in reset(); clone() copy-constructs the module, calls reset() on the copy to make
 // fresh tensors and submodules, then copies the values over (and clones submodules recursively).
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/nn/module.h>
 #include <ATen/core/GradMode.h>
 #include <memory>
@@ -69,3 +71,5 @@ class Cloneable : public Module {
 };
 
 }  // namespace torch::nn
+
+EMBER_PUBLIC_END

@@ -1,5 +1,7 @@
 #pragma once
 // More containers: Functional (a function as a module), ModuleDict, ParameterList, ParameterDict.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/nn/cloneable.h>
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
@@ -240,3 +242,5 @@ class ParameterDictImpl : public Cloneable<ParameterDictImpl> {
 TORCH_MODULE(ParameterDict);
 
 }  // namespace torch::nn
+
+EMBER_PUBLIC_END

@@ -5,6 +5,8 @@
 //   torch::nn::Conv1d conv(torch::nn::Conv1dOptions(16, 32, 5).padding(torch::kSame).padding_mode(torch::kCircular));
 //   torch::nn::ConvTranspose2d up(torch::nn::ConvTranspose2dOptions(128, 64, 4).stride(2).padding(1).bias(false));
 //   auto y = up(x, std::vector<int64_t>{14, 14});  // output_size picks the output_padding
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/arg.h>
 #include <torch/enum.h>
 #include <torch/expanding_array.h>
@@ -225,3 +227,5 @@ EMBER_CONV_MODULE(ConvTranspose3d, ConvTransposeNdImpl, 3);
 #undef EMBER_CONV_MODULE
 
 }  // namespace torch::nn
+
+EMBER_PUBLIC_END

@@ -2,6 +2,8 @@
 // Distances between batches of vectors: nn::CosineSimilarity and nn::PairwiseDistance, their
 // options (libtorch's fields and defaults) and F::cosine_similarity, F::pairwise_distance.
 //   auto d = F::pairwise_distance(a, b, F::PairwiseDistanceFuncOptions().p(1).keepdim(true));
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/nn/cloneable.h>
 #include <torch/nn/module.h>
 #include <torch/nn/options.h>
@@ -75,3 +77,5 @@ class PairwiseDistanceImpl : public Cloneable<PairwiseDistanceImpl> {
 TORCH_MODULE(PairwiseDistance);
 
 }  // namespace torch::nn
+
+EMBER_PUBLIC_END

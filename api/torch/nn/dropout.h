@@ -3,6 +3,8 @@
 // inputs, or their unbatched forms), AlphaDropout and FeatureAlphaDropout (for SELU networks: dropped
 // values take SELU's negative saturation, then an affine map restores mean and variance). Masks come
 // from the global generator, as dropout's.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <torch/arg.h>
 #include <torch/nn/cloneable.h>
@@ -134,3 +136,5 @@ class FeatureAlphaDropoutImpl : public dropout_detail::DropoutModuleBase<Feature
 TORCH_MODULE(FeatureAlphaDropout);
 
 }  // namespace torch::nn
+
+EMBER_PUBLIC_END

@@ -5,6 +5,8 @@
 //   torch::nn::Embedding emb(torch::nn::EmbeddingOptions(1000, 64).padding_idx(0));
 //   auto bags = torch::nn::EmbeddingBag(torch::nn::EmbeddingBagOptions(1000, 64).mode(torch::kSum));
 // max_norm renormalises the looked-up rows of the weight in place (outside autograd) before the lookup.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/enum.h>
 #include <torch/nn/cloneable.h>
 #include <torch/nn/module.h>
@@ -159,3 +161,5 @@ class EmbeddingBag : public torch::nn::ModuleHolder<EmbeddingBagImpl> {
 };
 
 }  // namespace torch::nn
+
+EMBER_PUBLIC_END

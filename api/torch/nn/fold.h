@@ -4,6 +4,8 @@
 // F::pixel_shuffle, F::pixel_unshuffle. (F::unfold is the 4-D sliding-block one, not
 // Tensor::unfold.)
 //   auto cols = F::unfold(x, F::UnfoldFuncOptions({3, 3}).padding(1));   // (N, C*9, H*W)
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/expanding_array.h>
 #include <torch/nn/cloneable.h>
 #include <torch/nn/module.h>
@@ -122,3 +124,5 @@ class PixelUnshuffleImpl : public Cloneable<PixelUnshuffleImpl> {
 TORCH_MODULE(PixelUnshuffle);
 
 }  // namespace torch::nn
+
+EMBER_PUBLIC_END

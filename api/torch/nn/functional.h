@@ -1,6 +1,8 @@
 #pragma once
 // torch::nn::functional (use as `namespace F = torch::nn::functional;`): the stateless forms of the
 // layers and losses, taking libtorch's *FuncOptions.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <ATen/core/GradMode.h>
 #include <torch/nn/conv.h>
@@ -112,3 +114,5 @@ inline at::Tensor l1_loss(const at::Tensor& input, const at::Tensor& target, con
 }
 
 }  // namespace torch::nn::functional
+
+EMBER_PUBLIC_END

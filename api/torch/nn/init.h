@@ -1,6 +1,8 @@
 #pragma once
 // torch::nn::init: in-place initialisers for parameters (libtorch's names, defaults and fan rules).
 // Every function writes under NoGradGuard, so it can fill a leaf that requires grad.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <torch/enum.h>
 #include <tuple>
@@ -52,3 +54,5 @@ at::Tensor kaiming_normal_(at::Tensor tensor, double a = 0, FanModeType mode = t
                            NonlinearityType nonlinearity = torch::kLeakyReLU);
 
 }  // namespace torch::nn::init
+
+EMBER_PUBLIC_END

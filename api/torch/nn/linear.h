@@ -1,6 +1,8 @@
 #pragma once
 // nn::Bilinear (y = x1^T A x2 + b per output feature, over at::bilinear) and nn::Unflatten, with
 // libtorch's BilinearOptions / UnflattenOptions and F::bilinear.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/nn/cloneable.h>
 #include <torch/nn/module.h>
 #include <torch/nn/options.h>
@@ -69,3 +71,5 @@ class UnflattenImpl : public Cloneable<UnflattenImpl> {
 TORCH_MODULE(Unflatten);
 
 }  // namespace torch::nn
+
+EMBER_PUBLIC_END

@@ -7,6 +7,8 @@
 // is written here, as in libtorch).
 //   torch::nn::BCEWithLogitsLoss loss(torch::nn::BCEWithLogitsLossOptions().pos_weight(pw));
 //   auto l = F::kl_div(logp, q, F::KLDivFuncOptions().reduction(torch::kBatchMean));
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <ATen/core/GradMode.h>
 #include <torch/arg.h>
@@ -487,3 +489,5 @@ class GaussianNLLLossImpl : public Cloneable<GaussianNLLLossImpl> {
 TORCH_MODULE(GaussianNLLLoss);
 
 }  // namespace torch::nn
+
+EMBER_PUBLIC_END

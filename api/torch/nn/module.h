@@ -3,6 +3,8 @@
 // submodules (each kept in registration order), and walks them recursively for parameters(),
 // train()/eval(), to() and zero_grad(). Modules live in std::shared_ptr (see ModuleHolder in
 // pimpl.h), so submodules are shared, as in libtorch.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <torch/ordered_dict.h>
 #include <functional>
@@ -173,3 +175,5 @@ serialize::OutputArchive& operator<<(serialize::OutputArchive& archive, const st
 serialize::InputArchive& operator>>(serialize::InputArchive& archive, const std::shared_ptr<Module>& module);
 
 }  // namespace torch::nn
+
+EMBER_PUBLIC_END

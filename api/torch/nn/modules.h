@@ -1,6 +1,8 @@
 #pragma once
 // The layers: Linear, Identity, Flatten, Conv1d/2d/3d and ConvTranspose1d/2d/3d (torch/nn/conv.h), MaxPool2d, the activations, Dropout, the containers Sequential and
 // ModuleList, and the loss modules. Each `XImpl` is wrapped into the holder `X` by TORCH_MODULE.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/nn/any.h>
 #include <torch/nn/cloneable.h>
 #include <torch/nn/conv.h>
@@ -423,3 +425,5 @@ class L1LossImpl : public Cloneable<L1LossImpl> {
 TORCH_MODULE(L1Loss);
 
 }  // namespace torch::nn
+
+EMBER_PUBLIC_END

@@ -2,6 +2,8 @@
 // The normalisation layers: BatchNorm1d/2d/3d, InstanceNorm1d/2d/3d, LayerNorm and GroupNorm, their
 // options (libtorch's names, fields and defaults) and the functional forms F::batch_norm,
 // F::instance_norm, F::layer_norm and F::group_norm. The ops behind them: aten/native/Normalization.cpp.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/nn/cloneable.h>
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
@@ -399,3 +401,5 @@ class GroupNormImpl : public Cloneable<GroupNormImpl> {
 TORCH_MODULE(GroupNorm);
 
 }  // namespace torch::nn
+
+EMBER_PUBLIC_END

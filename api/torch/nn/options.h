@@ -1,6 +1,8 @@
 #pragma once
 // Option classes of the layers, losses and functional ops (libtorch's names, fields and defaults).
 // Each field is set with a chainable setter: `LinearOptions(784, 10).bias(false)`.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <torch/arg.h>
 #include <torch/enum.h>
@@ -145,3 +147,5 @@ using Dropout2dFuncOptions = DropoutFuncOptions;
 }  // namespace functional
 
 }  // namespace torch::nn
+
+EMBER_PUBLIC_END

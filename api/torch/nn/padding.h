@@ -4,6 +4,8 @@
 // reflection_padNd / replication_padNd (aten/native/Padding.cpp).
 //   torch::nn::ReflectionPad2d pad(torch::nn::ReflectionPad2dOptions({1, 1, 2, 0}));
 //   auto y = F::pad(x, F::PadFuncOptions({1, 2}).mode(torch::kReplicate));
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/enum.h>
 #include <torch/expanding_array.h>
 #include <torch/nn/cloneable.h>
@@ -126,3 +128,5 @@ EMBER_PAD_LAYER(ConstantPad3d, 3, ConstantPad3dOptions, "constant", true, Consta
 #undef EMBER_PAD_LAYER
 
 }  // namespace torch::nn
+
+EMBER_PUBLIC_END

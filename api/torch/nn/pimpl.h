@@ -2,6 +2,8 @@
 // ModuleHolder<Impl>: a shared_ptr<Impl> with module sugar. TORCH_MODULE(Linear) turns the class
 // LinearImpl into the holder `Linear`, so `Linear fc(3, 4); fc->weight; fc(x);` work as in libtorch:
 // copying a holder shares the module, and `Linear fc(nullptr)` is an empty holder to fill later.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <c10/util/Exception.h>
 #include <cstddef>
 #include <memory>
@@ -101,3 +103,5 @@ std::ostream& operator<<(std::ostream& stream, const ModuleHolder<Contained>& ho
   }
 
 #define TORCH_MODULE(Name) TORCH_MODULE_IMPL(Name, Name##Impl)
+
+EMBER_PUBLIC_END

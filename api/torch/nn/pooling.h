@@ -5,6 +5,8 @@
 // the output_size type of AdaptiveAvgPool2dOptions: an unset element keeps the input's size.
 //   torch::nn::AvgPool2d pool(torch::nn::AvgPool2dOptions(3).stride(2).padding(1));
 //   torch::nn::AdaptiveAvgPool2d gap(torch::nn::AdaptiveAvgPool2dOptions({1, std::nullopt}));
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/expanding_array.h>
 #include <torch/nn/cloneable.h>
 #include <torch/nn/module.h>
@@ -130,3 +132,5 @@ TORCH_MODULE(AdaptiveAvgPool2d);
 
 }  // namespace nn
 }  // namespace torch
+
+EMBER_PUBLIC_END

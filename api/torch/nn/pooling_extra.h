@@ -8,6 +8,8 @@
 //   torch::nn::MaxPool1d pool(torch::nn::MaxPool1dOptions(3).stride(2));
 //   auto [y, idx] = torch::nn::AdaptiveMaxPool2d(torch::nn::AdaptiveMaxPool2dOptions({2, 2}))->forward_with_indices(x);
 //   auto back = torch::nn::MaxUnpool3d(torch::nn::MaxUnpool3dOptions(2))->forward(y3, idx3);
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/nn/pooling.h>
 #include <optional>
 #include <ostream>
@@ -367,3 +369,5 @@ class MaxUnpool3dImpl : public MaxUnpoolImpl<3, MaxUnpool3dImpl> {
 TORCH_MODULE(MaxUnpool3d);
 
 }  // namespace torch::nn
+
+EMBER_PUBLIC_END

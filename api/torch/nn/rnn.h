@@ -8,6 +8,8 @@
 //   auto [out, hc] = lstm->forward(x);            // x (N, T, 32) -> out (N, T, 64)
 //   auto [h_n, c_n] = hc;                         // each (2, N, 64)
 // Variable-length batches go through forward_with_packed_input (see torch/nn/utils/rnn.h).
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/arg.h>
 #include <torch/enum.h>
 #include <torch/nn/cloneable.h>
@@ -284,3 +286,5 @@ class GRUCellImpl : public detail::RNNCellImplBase<GRUCellImpl> {
 TORCH_MODULE(GRUCell);
 
 }  // namespace torch::nn
+
+EMBER_PUBLIC_END

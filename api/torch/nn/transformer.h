@@ -6,6 +6,8 @@
 //   torch::nn::Transformer model(torch::nn::TransformerOptions(32, 4, 2, 2).dim_feedforward(64));
 //   auto mask = torch::nn::TransformerImpl::generate_square_subsequent_mask(tgt.size(0));
 //   auto out = model->forward(src, tgt, {}, mask);
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/enum.h>
 #include <torch/nn/any.h>
 #include <torch/nn/attention.h>
@@ -200,3 +202,5 @@ class TransformerImpl : public Cloneable<TransformerImpl> {
 TORCH_MODULE(Transformer);
 
 }  // namespace torch::nn
+
+EMBER_PUBLIC_END

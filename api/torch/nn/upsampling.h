@@ -6,6 +6,8 @@
 //   auto y = F::interpolate(x, F::InterpolateFuncOptions().scale_factor(std::vector<double>{2, 2})
 //                                  .mode(torch::kBilinear).align_corners(false));
 // kBicubic, kNearestExact, kArea on 3-D / 5-D inputs and antialias are not supported yet and raise.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/enum.h>
 #include <torch/nn/cloneable.h>
 #include <torch/nn/module.h>
@@ -64,3 +66,5 @@ class UpsampleImpl : public Cloneable<UpsampleImpl> {
 TORCH_MODULE(Upsample);
 
 }  // namespace torch::nn
+
+EMBER_PUBLIC_END

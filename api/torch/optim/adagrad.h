@@ -1,6 +1,8 @@
 #pragma once
 // torch::optim::Adagrad: per-coordinate learning rates from the running sum of squared gradients, with
 // learning-rate decay and L2 weight decay, as libtorch's.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/optim/optimizer.h>
 
 namespace torch::optim {
@@ -126,3 +128,5 @@ class Adagrad : public Optimizer {
 };
 
 }  // namespace torch::optim
+
+EMBER_PUBLIC_END

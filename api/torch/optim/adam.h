@@ -1,6 +1,8 @@
 #pragma once
 // torch::optim::Adam: adaptive moment estimation with bias correction, L2 weight decay and AMSGrad,
 // as libtorch's.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/optim/optimizer.h>
 
 #include <cmath>
@@ -164,3 +166,5 @@ class Adam : public Optimizer {
 };
 
 }  // namespace torch::optim
+
+EMBER_PUBLIC_END

@@ -1,6 +1,8 @@
 #pragma once
 // torch::optim::AdamW: Adam with decoupled weight decay (the parameter shrinks by lr * weight_decay before the
 // Adam step, instead of adding weight_decay * p to the gradient), as libtorch's.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/optim/adam.h>
 
 namespace torch::optim {
@@ -116,3 +118,5 @@ class AdamW : public Optimizer {
 };
 
 }  // namespace torch::optim
+
+EMBER_PUBLIC_END

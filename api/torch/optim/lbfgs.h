@@ -1,6 +1,8 @@
 #pragma once
 // torch::optim::LBFGS: limited-memory BFGS over all parameters as one flat vector, as libtorch's. step()
 // needs a closure that recomputes the loss and its gradients; each call runs up to max_iter iterations.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/optim/optimizer.h>
 
 #include <algorithm>
@@ -322,3 +324,5 @@ class LBFGS : public Optimizer {
 };
 
 }  // namespace torch::optim
+
+EMBER_PUBLIC_END

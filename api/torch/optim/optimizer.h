@@ -5,6 +5,8 @@
 //   torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
 //   opt.zero_grad(); loss.backward(); opt.step();
 //   static_cast<torch::optim::SGDOptions&>(opt.param_groups()[0].options()).lr(0.001);  // a schedule
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <ATen/core/GradMode.h>
 #include <c10/util/Exception.h>
@@ -290,3 +292,5 @@ void read_optional_tensor(serialize::InputArchive& archive, const std::string& k
 }  // namespace detail
 
 }  // namespace torch::optim
+
+EMBER_PUBLIC_END

@@ -1,6 +1,8 @@
 #pragma once
 // torch::optim::RMSprop: divides the gradient by a running root mean square, with optional centering,
 // momentum and L2 weight decay, as libtorch's.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/optim/optimizer.h>
 
 namespace torch::optim {
@@ -142,3 +144,5 @@ class RMSprop : public Optimizer {
 };
 
 }  // namespace torch::optim
+
+EMBER_PUBLIC_END

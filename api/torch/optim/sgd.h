@@ -1,6 +1,8 @@
 #pragma once
 // torch::optim::SGD: stochastic gradient descent with momentum, dampening, Nesterov momentum and L2 weight
 // decay, as libtorch's.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/optim/optimizer.h>
 
 namespace torch::optim {
@@ -121,3 +123,5 @@ class SGD : public Optimizer {
 };
 
 }  // namespace torch::optim
+
+EMBER_PUBLIC_END

@@ -7,6 +7,8 @@
 //   archive.load_from("model.ember");
 //   torch::Tensor w;  archive.read("weight", w);
 //   torch::serialize::InputArchive child;  archive.read("norm", child);
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 
 #include <cstddef>
@@ -61,3 +63,5 @@ class InputArchive {
 };
 
 }  // namespace torch::serialize
+
+EMBER_PUBLIC_END

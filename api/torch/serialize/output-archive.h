@@ -7,6 +7,8 @@
 //   torch::serialize::OutputArchive child;  child.write("mean", m, /*is_buffer=*/true);
 //   archive.write("norm", child);
 //   archive.save_to("model.ember");          // temporary file + fsync + rename
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 
 #include <cstddef>
@@ -68,3 +70,5 @@ void set_save_fault_for_testing(int64_t bytes);
 }  // namespace detail
 
 }  // namespace torch::serialize
+
+EMBER_PUBLIC_END

@@ -8,6 +8,8 @@
 //
 // Loading runs no code: only an allow-list of globals is understood; any other, or a malformed archive,
 // raises c10::Error starting "[pickle_load] ".
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/core/ivalue.h>
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
@@ -47,3 +49,5 @@ void load_state_dict(torch::nn::ModuleHolder<ModuleType>& module, const c10::IVa
 }
 
 }  // namespace torch
+
+EMBER_PUBLIC_END

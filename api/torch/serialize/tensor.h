@@ -1,5 +1,7 @@
 #pragma once
 // Archive operators for a single tensor (key "0"), used by torch::save(tensor, ...) and torch::load(tensor, ...).
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/serialize/archive.h>
 
 namespace torch {
@@ -20,3 +22,5 @@ inline serialize::InputArchive& operator>>(serialize::InputArchive& archive, at:
 }
 
 }  // namespace torch
+
+EMBER_PUBLIC_END

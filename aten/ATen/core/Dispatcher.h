@@ -6,6 +6,8 @@
 // Kernels are installed at load time by the generated register_*_kernels() functions, and can be
 // replaced at run time:
 //   auto prev = ember::register_kernel<at::ops::add_Tensor>(c10::DispatchKey::CPU, &my_add);
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/core/OpIds.h>
 #include <ATen/core/Tensor.h>
 #include <atomic>
@@ -132,3 +134,5 @@ typename Op::schema* register_kernel(c10::DispatchKey key, typename Op::schema* 
 }
 
 }  // namespace ember
+
+EMBER_PUBLIC_END

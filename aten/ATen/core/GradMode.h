@@ -1,6 +1,8 @@
 #pragma once
 // Grad mode: a thread-local switch read by the dispatcher (see Note [Autograd key]).
 //   { torch::NoGradGuard no_grad; auto y = model(x); }   // records no graph
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/core/Dispatcher.h>
 
 namespace at {
@@ -56,3 +58,5 @@ using c10::InferenceMode;
 using at::AutoGradMode;
 using at::NoGradGuard;
 }  // namespace torch
+
+EMBER_PUBLIC_END

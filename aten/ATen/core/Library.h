@@ -10,6 +10,8 @@
 // The block runs when the shared library that contains it is loaded (a static initializer).
 // Ops are named by their at::ops:: descriptor (`add.Tensor` -> at::ops::add_Tensor), so a kernel
 // with the wrong signature does not compile, instead of failing at the first call.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/Functions.h>
 #include <ATen/core/Dispatcher.h>
 
@@ -51,3 +53,5 @@ struct LibraryInit {
   static const ::ember::detail::LibraryInit EMBER_LIBRARY_IMPL_CAT(ember_library_init_, __LINE__)(      \
       ::c10::DispatchKey::key, &EMBER_LIBRARY_IMPL_CAT(ember_library_impl_, __LINE__));                 \
   static void EMBER_LIBRARY_IMPL_CAT(ember_library_impl_, __LINE__)(::ember::Library & m)
+
+EMBER_PUBLIC_END

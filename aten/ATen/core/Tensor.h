@@ -4,6 +4,8 @@
 //
 // The operator methods (t.add(u), t.sum(), ...) are generated from ops.yaml into
 // <ATen/core/TensorMethodDecls.inc> (declarations inside the class) and <ATen/core/TensorMethods.inc>.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <c10/core/Scalar.h>
 #include <c10/core/TensorImpl.h>
 #include <c10/core/TensorOptions.h>
@@ -260,3 +262,5 @@ inline Tensor Tensor::var(int dim) const { return var(IntArrayRef{static_cast<in
 inline Tensor std(const Tensor& self, int dim) { return self.std(dim); }
 inline Tensor var(const Tensor& self, int dim) { return self.var(dim); }
 }  // namespace at
+
+EMBER_PUBLIC_END

@@ -11,6 +11,8 @@
 //   for (const auto& e : v.toGenericDict()) std::cout << e.key().toStringRef() << "\n";
 //
 // Lists, dicts and tuples are handles (copies share the elements), as in libtorch.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/core/Tensor.h>
 #include <c10/core/Scalar.h>
 
@@ -263,3 +265,5 @@ const V& Dict<K, V>::at(const K& key) const {
 namespace at {
 using c10::IValue;
 }
+
+EMBER_PUBLIC_END

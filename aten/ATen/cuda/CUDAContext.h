@@ -2,6 +2,8 @@
 // The CUDA runtime for ATen users in one include (libtorch's ATen/cuda/CUDAContext.h): devices,
 // streams, guards, events, the caching allocators, and the tensor-level helpers of issue #9 that
 // libtorch has as Tensor methods (record_stream, pin_memory, is_pinned).
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/core/Tensor.h>
 #include <ATen/cuda/CUDAEvent.h>
 #include <ATen/cuda/PinnedMemoryAllocator.h>
@@ -29,3 +31,5 @@ namespace ember::cuda {
 /// after it is freed until the work queued on `stream` by then has finished.
 void record_stream(const at::Tensor& t, c10::cuda::CUDAStream stream);
 }  // namespace ember::cuda
+
+EMBER_PUBLIC_END

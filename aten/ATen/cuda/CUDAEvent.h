@@ -11,6 +11,8 @@
 //
 // The event is created on first record(), on the recording stream's device, and destroyed with
 // the object; it is move-only. Recording on another device than the first recording raises.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <c10/cuda/CUDAStream.h>
 #include <c10/cuda/CUDATypes.h>
 #include <utility>
@@ -83,3 +85,5 @@ class CUDAEvent {
 };
 
 }  // namespace at::cuda
+
+EMBER_PUBLIC_END

@@ -8,6 +8,8 @@
 //   at::Generator g = at::cuda::detail::createCUDAGenerator();   // current device
 //   g.set_current_seed(7);
 //   auto x = torch::rand({1000}, g, torch::device(torch::kCUDA));
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/Generator.h>
 #include <ATen/cuda/Philox.h>
 #include <cstdint>
@@ -51,3 +53,5 @@ void set_cuda_manual_seed_hook(void (*hook)(uint64_t seed));
 }  // namespace detail
 
 }  // namespace at
+
+EMBER_PUBLIC_END

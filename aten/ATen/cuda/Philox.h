@@ -8,6 +8,8 @@
 // the published known-answer vectors) and in device code.
 //
 //   ember::philox::Block b = ember::philox::block(seed, offset, i);  // b.x[0..3]
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <c10/util/Half.h>  // EMBER_HOST_DEVICE
 #include <cstdint>
 
@@ -60,3 +62,5 @@ EMBER_HOST_DEVICE inline Block block(uint64_t seed, uint64_t offset, uint64_t in
 }
 
 }  // namespace ember::philox
+
+EMBER_PUBLIC_END

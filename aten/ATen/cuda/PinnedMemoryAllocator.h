@@ -8,6 +8,8 @@
 // The caching host allocator keeps freed pinned blocks (cudaHostAlloc is slow) and hands a block
 // out again only after the asynchronous copies that used it have finished: copies record an event
 // on their stream (CachingHostAllocator_recordEvent), and the block waits for those events.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/core/Tensor.h>
 #include <c10/core/Allocator.h>
 #include <c10/cuda/CUDAStream.h>
@@ -36,3 +38,5 @@ bool is_pinned_ptr(const void* ptr);
 /// An uninitialised contiguous CPU tensor in pinned memory from the caching host allocator.
 at::Tensor empty_pinned(at::IntArrayRef sizes, at::ScalarType dtype = at::kFloat);
 }  // namespace ember::cuda
+
+EMBER_PUBLIC_END

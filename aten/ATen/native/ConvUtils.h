@@ -3,6 +3,8 @@
 // 3-D max pooling, shared by the CPU and CUDA kernels (kernels/{cpu,cuda}/conv.cpp,
 // kernels/cpu/pool.cpp) and the composites over them (aten/native/Convolution.cpp), so every
 // entry point raises the same errors.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <ATen/native/MatmulUtils.h>
 #include <array>
@@ -342,3 +344,5 @@ inline bool suggests_channels_last(const Tensor& t) {
 }
 
 }  // namespace at::native::conv_utils
+
+EMBER_PUBLIC_END

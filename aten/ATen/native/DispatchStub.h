@@ -36,6 +36,8 @@
 //    instantiated only by per-level code and inlined in its DEFAULT copy, so that an AVX copy is
 //    the only one (c10::str for an error message is typical): argument checks and their messages
 //    belong in the baseline entry point, before the stub is called.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <atomic>
 #include <cstdint>
 #include <utility>
@@ -140,3 +142,5 @@ struct RegisterDispatch {
 #define EMBER_REGISTER_DISPATCH(stub, fn)                                                       \
   static ::at::native::RegisterDispatch EMBER_DISPATCH_CONCAT(ember_register_, __COUNTER__)( \
       stub, static_cast<::at::native::CPUCapability>(EMBER_CPU_CAPABILITY_INDEX), fn)
+
+EMBER_PUBLIC_END

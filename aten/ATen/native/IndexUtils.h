@@ -4,6 +4,8 @@
 // messages, result shapes and dtypes, and the layout plan of advanced indexing. Nothing here
 // touches tensor data except check_range (host tensors only) and make_advanced_plan (which calls
 // at::nonzero for masks, on the mask's own device).
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <ATen/Utils.h>
 #include <ATen/TensorIterator.h>
@@ -283,3 +285,5 @@ inline void check_index_put_values(const AdvancedPlan& ai, const Tensor& self, c
 }
 
 }  // namespace at::native::index_detail
+
+EMBER_PUBLIC_END

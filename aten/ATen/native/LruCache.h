@@ -9,6 +9,8 @@
 // most recent, a put into a full cache evicts the least recent one. Values are handed out by copy, so
 // a shared_ptr value stays alive for a caller while another thread evicts it.
 #pragma once
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 
 #include <cstddef>
 #include <cstdlib>
@@ -100,3 +102,5 @@ class LruCache {
 };
 
 }  // namespace at::native
+
+EMBER_PUBLIC_END

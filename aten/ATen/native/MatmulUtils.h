@@ -2,6 +2,8 @@
 // Argument checks and result shapes of the matrix-product kernels (mm, bmm, addmm, baddbmm, dot),
 // shared by the CPU (kernels/cpu/matmul.cpp) and CUDA (kernels/cuda/matmul.cu) kernels so that
 // both raise the same errors in the same order. check_<op> returns the product's shape.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <ATen/TensorIterator.h>
 #include <ATen/Utils.h>
@@ -111,3 +113,5 @@ inline void scale_empty_sum(const Tensor& out, double beta) {
 }
 
 }  // namespace at::native::matmul_utils
+
+EMBER_PUBLIC_END

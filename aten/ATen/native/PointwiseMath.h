@@ -4,6 +4,8 @@
 // a Vec overload runs vectorised, any other falls back to the (auto-vectorisable) scalar loop.
 //
 //   pointwise: self + alpha * other       pointwise: 1 / (1 + exp(-self))
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <c10/util/Half.h>
 #include <cmath>
 #include <cstdint>
@@ -460,3 +462,5 @@ EMBER_HOST_DEVICE inline auto i0(T x) {
 
 }  // namespace ember::pw
 #include <ATen/native/SpecialMath.h>
+
+EMBER_PUBLIC_END

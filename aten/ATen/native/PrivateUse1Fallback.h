@@ -2,6 +2,8 @@
 // What the generated PrivateUse1 fallbacks (build/generated/src/RegisterPrivateUse1_*.cpp) are
 // made of; see Note [PrivateUse1 fallback] in aten/src/PrivateUse1.cpp. Not for backends: they
 // use <ATen/PrivateUse1.h>.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <ATen/PrivateUse1.h>
 #include <optional>
@@ -54,3 +56,5 @@ void install(OpId id, void* fn, bool is_fallback);
 at::Tensor& missing_copy(at::Tensor& self, const at::Tensor& src, bool non_blocking);
 
 }  // namespace ember::privateuse1::detail
+
+EMBER_PUBLIC_END

@@ -2,6 +2,8 @@
 // The CPU generator's basic draws, shared by the CPU random kernels and the composites that draw
 // directly (multinomial, rrelu). See Note [CPU random streams] in kernels/cpu/random.cpp.
 // Call with the generator's mutex held.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/Generator.h>
 #include <cmath>
 #include <cstdint>
@@ -33,3 +35,5 @@ inline double normal_double(CPUGeneratorImpl* g) {
 }
 
 }  // namespace at::native
+
+EMBER_PUBLIC_END

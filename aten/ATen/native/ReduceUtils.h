@@ -3,6 +3,8 @@
 // (kernels/cuda/reduce.cu) kernels: which dims are reduced, the coalesced layout of kept and
 // reduced dims, and the result dtype of the sum-like ops. See Note [Reduction layout] in
 // kernels/cpu/reduce.cpp.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <ATen/Utils.h>
 #include <algorithm>
@@ -103,3 +105,5 @@ inline Lines lines_along(const Tensor& x, int64_t d) {
 }
 
 }  // namespace at::native::reduce
+
+EMBER_PUBLIC_END

@@ -8,6 +8,8 @@
 // right past an element e while !(e >= x) (side left) or !(e > x) (side right), so a NaN value
 // goes past every element (result: the line length), and a NaN element in the sequence counts as
 // smaller than any value. This is the placement libtorch gives.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <ATen/Utils.h>
 #include <optional>
@@ -92,3 +94,5 @@ inline int64_t place(const T* e, const int64_t* order, int64_t len, C x, bool ri
 }
 
 }  // namespace at::native::search_utils
+
+EMBER_PUBLIC_END

@@ -1,5 +1,7 @@
 #pragma once
 // Host-side checks and result shapes of sort/topk, shared by the CPU and CUDA kernels.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <ATen/Utils.h>
 #include <vector>
@@ -18,3 +20,5 @@ inline std::pair<int64_t, std::vector<int64_t>> topk_shape(const Tensor& self, i
 }
 
 }  // namespace at::native::sort_utils
+
+EMBER_PUBLIC_END

@@ -4,6 +4,8 @@
 // complementary error function and the normal distribution's log-CDF and quantile. Each is
 // evaluated in double on host and device; the float-typed entry points (namespace ember::pw) round
 // once at the end, as digamma does. Included from PointwiseMath.h.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -266,3 +268,5 @@ EMBER_HOST_DEVICE inline T xlog1py(T x, T y) {
   return x * log1p(y);
 }
 }  // namespace ember::pw
+
+EMBER_PUBLIC_END

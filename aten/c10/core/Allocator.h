@@ -1,6 +1,8 @@
 #pragma once
 // The allocator interface (c10's Allocator.h in miniature): allocate(n) -> DataPtr, a move-only
 // owning pointer that carries its deleter and device.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <c10/core/Device.h>
 #include <cstddef>
 #include <utility>
@@ -58,3 +60,5 @@ void SetAllocator(DeviceType t, Allocator* alloc);
 Allocator* GetCPUAllocator();
 
 }  // namespace c10
+
+EMBER_PUBLIC_END

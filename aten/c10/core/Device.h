@@ -1,5 +1,7 @@
 #pragma once
 // Where a tensor lives: a device type and an index (-1 = "the current one").
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <c10/util/Exception.h>
 #include <cstdint>
 #include <functional>
@@ -64,3 +66,5 @@ std::ostream& operator<<(std::ostream& os, const Device& d);
 }  // namespace c10
 
 namespace at { using c10::Device; using c10::DeviceType; using c10::kCPU; using c10::kCUDA; using c10::kMeta; using c10::kPrivateUse1; }
+
+EMBER_PUBLIC_END

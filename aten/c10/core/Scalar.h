@@ -1,5 +1,7 @@
 #pragma once
 // c10::Scalar: a number of any dtype category (bool, integer, floating), passed by value to ops.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <c10/core/ScalarType.h>
 #include <c10/util/convert.h>
 #include <cmath>
@@ -107,3 +109,5 @@ std::ostream& operator<<(std::ostream& os, const Scalar& s);
 }  // namespace c10
 
 namespace at { using c10::Scalar; }
+
+EMBER_PUBLIC_END

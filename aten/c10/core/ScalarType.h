@@ -1,5 +1,7 @@
 #pragma once
 // Element types, their C++ types, and PyTorch's type-promotion lattice.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <c10/util/Exception.h>
 #include <c10/util/Half.h>
 #include <cstdint>
@@ -141,3 +143,5 @@ using c10::isFloatingType; using c10::isIntegralType; using c10::promoteTypes; u
     EMBER_DISPATCH_FAIL(TYPE, NAME, "all dtypes") } }()
 /// Every dtype Ember has.
 #define EMBER_DISPATCH_ALL(TYPE, NAME, ...) AT_DISPATCH_ALL_TYPES_AND3(kHalf, kBFloat16, kBool, TYPE, NAME, __VA_ARGS__)
+
+EMBER_PUBLIC_END

@@ -1,6 +1,8 @@
 #pragma once
 // StorageImpl: one allocation shared by a tensor and all of its views. It also holds the
 // version counter, so views share it for free (see Note [Version counter lives in storage]).
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <c10/core/Allocator.h>
 #include <c10/util/intrusive_ptr.h>
 
@@ -79,3 +81,5 @@ class Storage {
 };
 
 }  // namespace c10
+
+EMBER_PUBLIC_END

@@ -1,6 +1,8 @@
 #pragma once
 // TensorImpl: the strided view of a Storage (sizes, strides, offset, dtype, device) plus the
 // autograd slot. Intrusively counted; see Note [Version counter lives in storage].
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <c10/core/ScalarType.h>
 #include <c10/core/Storage.h>
 #include <c10/util/ArrayRef.h>
@@ -141,3 +143,5 @@ static_assert(sizeof(TensorImpl) <= 160, "TensorImpl grew; check field layout");
 namespace at {
 using c10::Layout; using c10::kStrided; using c10::MemoryFormat; using c10::TensorImpl; using c10::Storage;
 }
+
+EMBER_PUBLIC_END

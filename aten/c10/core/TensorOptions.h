@@ -1,6 +1,8 @@
 #pragma once
 // TensorOptions: the dtype / device / layout / requires_grad bundle that factory functions take.
 //   torch::zeros({2, 3}, torch::dtype(torch::kFloat).device(torch::kCPU))
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <c10/core/Device.h>
 #include <c10/core/ScalarType.h>
 #include <c10/core/TensorImpl.h>
@@ -89,3 +91,5 @@ namespace at {
 using c10::TensorOptions; using c10::dtype; using c10::device; using c10::layout; using c10::requires_grad;
 using c10::get_default_dtype; using c10::set_default_dtype;
 }  // namespace at
+
+EMBER_PUBLIC_END

@@ -7,6 +7,8 @@
 //   { c10::cuda::CUDAStreamGuard g(side); use(x); }              // x also used on `side`
 //   c10::cuda::CUDACachingAllocator::recordStream(x.storage().unsafeGetStorageImpl()->data_ptr_, side);
 //   // (or ember::cuda::record_stream(x, side) from ATen/cuda/CUDAContext.h)
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <c10/core/Allocator.h>
 #include <c10/cuda/CUDAStream.h>
 #include <cstddef>
@@ -24,3 +26,5 @@ void recordStream(const DataPtr& ptr, CUDAStream stream);
 void resetPeakStats(DeviceIndex device);
 
 }  // namespace c10::cuda::CUDACachingAllocator
+
+EMBER_PUBLIC_END

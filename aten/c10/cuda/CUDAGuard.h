@@ -5,6 +5,8 @@
 //   { c10::cuda::CUDAStreamGuard g(stream); ... }      // stream's device and stream are current
 //
 // The destructors restore what was current before, and never throw.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <c10/cuda/CUDAStream.h>
 #include <c10/util/Exception.h>
 #include <optional>
@@ -157,3 +159,5 @@ class OptionalCUDAStreamGuard {
 };
 
 }  // namespace c10::cuda
+
+EMBER_PUBLIC_END

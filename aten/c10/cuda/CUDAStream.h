@@ -12,6 +12,8 @@
 // stream, the legacy default stream (handle 0), which orders itself against all blocking streams.
 // See Note [Allocator and streams] in kernels/cuda/CUDACachingAllocator.cpp for what a block
 // allocated on one stream and used on another needs (record_stream).
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <c10/core/Device.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDATypes.h>
@@ -74,3 +76,5 @@ void setCurrentCUDAStream(CUDAStream stream);
 std::ostream& operator<<(std::ostream& os, const CUDAStream& s);
 
 }  // namespace c10::cuda
+
+EMBER_PUBLIC_END

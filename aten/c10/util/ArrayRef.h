@@ -1,5 +1,7 @@
 #pragma once
 // Non-owning views of contiguous arrays (libtorch's ArrayRef / IntArrayRef / OptionalArrayRef).
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <c10/util/Exception.h>
 #include <array>
 #include <cstdint>
@@ -119,3 +121,5 @@ using c10::IntList;
 using c10::OptionalIntArrayRef;
 using c10::OptionalArrayRef;
 }  // namespace at
+
+EMBER_PUBLIC_END

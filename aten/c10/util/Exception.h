@@ -3,6 +3,8 @@
 // EMBER_INTERNAL_ASSERT. Never abort(). See ../shared/STYLE.md §7.
 //
 //   EMBER_CHECK(a.dim() == 2, "[mm] self must be a matrix; got ", a.dim(), "-D tensor");
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <cassert>  // libtorch programs call assert() with only torch/torch.h included
 #include <exception>
 #include <sstream>
@@ -82,3 +84,5 @@ inline std::string str(const Args&... args) {
 namespace at {
 using c10::str;  // as in libtorch, where at:: (and so torch::) sees all of c10::
 }  // namespace at
+
+EMBER_PUBLIC_END

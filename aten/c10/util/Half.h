@@ -1,6 +1,8 @@
 #pragma once
 // IEEE binary16 (c10::Half) and bfloat16 (c10::BFloat16) storage types. Arithmetic converts to
 // float (the "opmath" type); kernels compute in float and round once on store.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -120,3 +122,5 @@ template <> class numeric_limits<c10::BFloat16> {
   static constexpr c10::BFloat16 quiet_NaN() { return {0x7fc0, c10::BFloat16::from_bits()}; }
 };
 }  // namespace std
+
+EMBER_PUBLIC_END

@@ -1,6 +1,8 @@
 #pragma once
 // c10::optional and friends: libtorch keeps these names as aliases of the standard ones, and
 // programs written against older libtorch still spell them (c10::nullopt, c10::make_optional).
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <optional>
 
 namespace c10 {
@@ -10,3 +12,5 @@ using std::nullopt;
 using std::nullopt_t;
 using std::optional;
 }  // namespace c10
+
+EMBER_PUBLIC_END

@@ -1,6 +1,8 @@
 #pragma once
 // A fixed-length scratch array that lives on the stack up to N elements and on the heap beyond:
 // per-dimension counters in kernels use it, so no rank can overflow a fixed array.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <cstddef>
 #include <memory>
 
@@ -26,3 +28,5 @@ class SmallBuffer {
 };
 
 }  // namespace c10
+
+EMBER_PUBLIC_END

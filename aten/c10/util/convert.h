@@ -4,6 +4,8 @@
 // indefinite" value INT_MIN of the instruction's width. This reproduces that, defined: 64-bit
 // targets and uint8 (which libtorch converts through int64, wrapping) go through int64; narrower
 // signed targets through int32, then wrap to their width.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <cstdint>
 #include <type_traits>
 
@@ -22,3 +24,5 @@ inline To float_to_int(double d) {
 }
 
 }  // namespace c10
+
+EMBER_PUBLIC_END

@@ -2,6 +2,8 @@
 // Intrusive reference counting: the count lives in the object, so a TensorImpl is one allocation
 // and the last reference frees it at once (paper §5.5: "memory freed the moment the last
 // reference goes").
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <atomic>
 #include <cstdint>
 #include <utility>
@@ -81,3 +83,5 @@ intrusive_ptr<T> make_intrusive(Args&&... args) {
 }
 
 }  // namespace c10
+
+EMBER_PUBLIC_END

@@ -3,6 +3,8 @@
 // offsets into an element count or a byte count goes through these, so a hostile shape gives a
 // c10::Error naming the op instead of a wrapped-around allocation.
 // See Note [Checked size arithmetic] in aten/src/TensorImpl.cpp.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <c10/util/ArrayRef.h>
 #include <cstddef>
 #include <cstdint>
@@ -29,3 +31,5 @@ int64_t checked_storage_nbytes(IntArrayRef sizes, IntArrayRef strides, int64_t o
                                const char* op);
 
 }  // namespace c10
+
+EMBER_PUBLIC_END

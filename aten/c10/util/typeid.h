@@ -5,6 +5,8 @@
 // ("float", "long int", "c10::Half"), itemsize() its size in bytes, toScalarType() the enum.
 // Like libtorch's it does not convert to ScalarType by itself (write t.scalar_type() or
 // m.toScalarType()); it compares equal to the ScalarType it stands for, and TensorOptions takes it.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <c10/core/ScalarType.h>
 #include <cstddef>
 #include <ostream>
@@ -76,3 +78,5 @@ inline std::optional<ScalarType> optTypeMetaToScalarType(std::optional<caffe2::T
   return m->toScalarType();
 }
 }  // namespace c10
+
+EMBER_PUBLIC_END

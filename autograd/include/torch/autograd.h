@@ -1,5 +1,7 @@
 #pragma once
 // torch::autograd: grad(), backward(), anomaly mode, custom Functions, gradcheck.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/csrc/autograd/engine.h>
 #include <torch/csrc/autograd/gradcheck.h>
@@ -32,3 +34,5 @@ class DetectAnomalyGuard {
 };
 
 }  // namespace torch::autograd
+
+EMBER_PUBLIC_END

@@ -1,3 +1,7 @@
 #pragma once
 // libtorch's finer-grained header: Ember declares datasets::MNIST in torch/data/datasets.h.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/data/datasets.h>
+
+EMBER_PUBLIC_END

@@ -2,6 +2,8 @@
 // Gradient clipping (libtorch's torch::nn::utils): scale the gradients of a set of parameters so
 // their joint norm is at most max_norm, or clamp every gradient element. Parameters without a
 // gradient are skipped. Implemented in api/src/nn_utils.cpp.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <initializer_list>
 #include <vector>
@@ -24,3 +26,5 @@ void clip_grad_value_(std::initializer_list<at::Tensor> parameters, double clip_
 void clip_grad_value_(at::Tensor parameter, double clip_value);
 
 }  // namespace torch::nn::utils
+
+EMBER_PUBLIC_END

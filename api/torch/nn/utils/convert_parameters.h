@@ -1,6 +1,8 @@
 #pragma once
 // Flattening parameters to one vector and back (libtorch's torch::nn::utils), e.g. for
 // second-order optimisers. Implemented in api/src/nn_utils.cpp.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <vector>
 
@@ -15,3 +17,5 @@ at::Tensor parameters_to_vector(const std::vector<at::Tensor>& parameters);
 void vector_to_parameters(const at::Tensor& vec, const std::vector<at::Tensor>& parameters);
 
 }  // namespace torch::nn::utils
+
+EMBER_PUBLIC_END

@@ -8,6 +8,8 @@
 //   auto [out, hc] = lstm->forward_with_packed_input(packed);
 //   auto [padded, lens] = torch::nn::utils::rnn::pad_packed_sequence(out, /*batch_first=*/true);
 // The functions are composites over cat / narrow / index_select, so gradients flow through them.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <optional>
 #include <string_view>
@@ -67,3 +69,5 @@ at::Tensor pad_sequence(at::ArrayRef<at::Tensor> sequences, bool batch_first = f
 PackedSequence pack_sequence(at::ArrayRef<at::Tensor> sequences, bool enforce_sorted = true);
 
 }  // namespace torch::nn::utils::rnn
+
+EMBER_PUBLIC_END

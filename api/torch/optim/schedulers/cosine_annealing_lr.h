@@ -2,6 +2,8 @@
 // torch::optim::CosineAnnealingLR: anneals every group's lr from its starting value to eta_min along half a
 // cosine period of T_max steps. libtorch 2.15 has no C++ cosine schedule; this follows the closed form of
 // PyTorch's torch.optim.lr_scheduler.CosineAnnealingLR (Ember extension).
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/optim/schedulers/lr_scheduler.h>
 
 #include <cmath>
@@ -32,3 +34,5 @@ class CosineAnnealingLR : public LRScheduler {
 };
 
 }  // namespace torch::optim
+
+EMBER_PUBLIC_END

@@ -1,5 +1,7 @@
 #pragma once
 // torch::optim::LRScheduler: the base of learning-rate schedules that rewrite every group's lr on step().
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/optim/optimizer.h>
 
 #include <vector>
@@ -44,3 +46,5 @@ class LRScheduler {
 };
 
 }  // namespace torch::optim
+
+EMBER_PUBLIC_END

@@ -1,6 +1,8 @@
 #pragma once
 // torch::optim::ReduceLROnPlateauScheduler: lowers every group's lr by `factor` when a metric stops improving
 // for more than `patience` steps.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/optim/optimizer.h>
 
 #include <algorithm>
@@ -102,3 +104,5 @@ class ReduceLROnPlateauScheduler {
 };
 
 }  // namespace torch::optim
+
+EMBER_PUBLIC_END

@@ -1,5 +1,7 @@
 #pragma once
 // torch::optim::StepLR: multiplies every group's lr by gamma every step_size scheduler steps.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/optim/schedulers/lr_scheduler.h>
 
 namespace torch::optim {
@@ -26,3 +28,5 @@ class StepLR : public LRScheduler {
 };
 
 }  // namespace torch::optim
+
+EMBER_PUBLIC_END

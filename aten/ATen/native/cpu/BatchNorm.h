@@ -4,6 +4,8 @@
 // squared deviations), the normalisation in one more, and the backward in two (the per-channel
 // sums of dy and dy * (x - mean), then dx). Inputs are contiguous (N, C, ...) tensors of float or
 // double; every channel is one thread's work.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <ATen/native/DispatchStub.h>
 #include <array>
@@ -38,3 +40,5 @@ EMBER_DECLARE_DISPATCH(batch_norm_apply_fn, batch_norm_apply_stub);
 EMBER_DECLARE_DISPATCH(batch_norm_backward_fn, batch_norm_backward_stub);
 
 }  // namespace at::native::cpu
+
+EMBER_PUBLIC_END

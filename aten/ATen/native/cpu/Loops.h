@@ -38,6 +38,7 @@
 // over 16M floats at avx512, one thread, sigmoid went 14.4 -> 8.8 ms, exp 10.8 -> 8.8 ms, gelu
 // 28 -> 12.4 ms, add unchanged (8.0 ms); 2 and 4 KiB ahead measured the same, 0.5 KiB worse.
 #include <ATen/ATen.h>
+#include <c10/macros/Export.h>
 #include <ATen/TensorIterator.h>
 #include <ATen/native/cpu/Vec.h>
 #include <algorithm>
@@ -46,9 +47,9 @@
 namespace at::native {
 /// Bytes (inputs + output) from which a pointwise op streams its output past the caches; < 0:
 /// never. Note [Streaming stores].
-int64_t streaming_store_min_bytes();
+TORCH_API int64_t streaming_store_min_bytes();
 /// Sets it (< 0: never); returns the previous value. For tests and tuning.
-int64_t set_streaming_store_min_bytes(int64_t bytes);
+TORCH_API int64_t set_streaming_store_min_bytes(int64_t bytes);
 }  // namespace at::native
 
 namespace ember {

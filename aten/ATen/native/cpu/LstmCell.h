@@ -3,6 +3,8 @@
 // the fused LSTM direction of torch::nn::LSTM (see Note [Fused LSTM direction] in
 // api/src/nn_rnn.cpp). Every tensor is a contiguous [n, H] or [n, 4H] block (gates in the order
 // i, f, g, o) of one dtype, float or double; outputs are written in place.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <ATen/native/DispatchStub.h>
 #include <memory>
@@ -58,3 +60,5 @@ EMBER_DECLARE_DISPATCH(lstm_cell_forward_fn, lstm_cell_forward_stub);
 EMBER_DECLARE_DISPATCH(lstm_cell_backward_fn, lstm_cell_backward_stub);
 
 }  // namespace at::native::cpu
+
+EMBER_PUBLIC_END

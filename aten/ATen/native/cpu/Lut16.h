@@ -46,7 +46,11 @@ std::unique_ptr<uint16_t[]> lut16_make(const F& f) {
 }
 
 /// out[i] = table[bits(in[i])] over a built unary TensorIter whose operands are 16 bits wide.
-inline void lut16_apply(const TensorIter& it, const uint16_t* __restrict__ table) {
+// static: with external linkage, the TensorIter::invoke instance made for the lambda below would
+// be a weak default-visibility symbol (gcc does not let -fvisibility=hidden, nor a hidden attribute
+// on this function, constrain a member template of an exported class), i.e. per-level code exported
+// from the library once per level (Note [Exported symbols]).
+static inline void lut16_apply(const TensorIter& it, const uint16_t* __restrict__ table) {
   EMBER_INTERNAL_ASSERT(it.ntensors() == 2, "lut16 is for unary ops");
   it.for_each([table](char** data, const int64_t* s, int64_t n) {
     if (s[0] == 2 && s[1] == 2) {

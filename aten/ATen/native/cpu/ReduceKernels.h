@@ -2,6 +2,8 @@
 // The per-level kernels behind the CPU reductions and scans (sum_dim_cpu ... cumprod_cpu below):
 // kernels/cpu/isa/reduce.cpp, compiled once per CPU capability level; the entry points, which
 // forward to the level in use, are in kernels/cpu/reduce.cpp.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/native/DispatchStub.h>
 #include <ATen/native/NativeFunctions.h>
 
@@ -28,3 +30,5 @@ EMBER_DECLARE_DISPATCH(decltype(&::at::native::any_dim_cpu), any_dim_cpu_stub);
 EMBER_DECLARE_DISPATCH(decltype(&::at::native::cumsum_cpu), cumsum_cpu_stub);
 EMBER_DECLARE_DISPATCH(decltype(&::at::native::cumprod_cpu), cumprod_cpu_stub);
 }  // namespace at::native
+
+EMBER_PUBLIC_END

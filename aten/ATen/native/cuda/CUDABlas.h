@@ -15,6 +15,8 @@
 //   const auto& blas = ember::cuda::blas::api();
 //   cublasHandle_t h = ember::cuda::cublas_handle();   // bound to current_stream(), with workspace
 //   EMBER_CUBLAS_CHECK(blas.GemmEx(h, ...));
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/native/cuda/CUDAUtils.h>
 #include <cublas_v2.h>
 
@@ -68,3 +70,5 @@ cublasHandle_t cublas_handle();
     if (EMBER_UNLIKELY(ember_cublas_status_ != CUBLAS_STATUS_SUCCESS))           \
       ::ember::cuda::throw_cublas_error(ember_cublas_status_, #expr);            \
   } while (0)
+
+EMBER_PUBLIC_END

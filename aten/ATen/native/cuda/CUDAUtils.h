@@ -4,6 +4,8 @@
 // pw_<family>.cu); the user-facing queries are in torch/cuda.h.
 //
 //   EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice, ember::cuda::current_stream()));
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <c10/util/Exception.h>
 #include <cuda_runtime.h>
 #include <torch/cuda.h>
@@ -62,3 +64,5 @@ class DeviceGuard {
     if (EMBER_UNLIKELY(ember_cuda_err_ != cudaSuccess))                          \
       ::ember::cuda::throw_cuda_error(ember_cuda_err_, op);                      \
   } while (0)
+
+EMBER_PUBLIC_END

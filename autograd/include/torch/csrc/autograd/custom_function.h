@@ -14,6 +14,8 @@
 //
 // forward runs with grad mode off; apply() records one CppNode<T> whose backward calls T::backward.
 // See Note [Custom Function outputs] in custom_function.cpp for how outputs are wired into the graph.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/core/ivalue.h>
 #include <torch/csrc/autograd/saved_variable.h>
 #include <torch/csrc/autograd/variable.h>
@@ -152,3 +154,5 @@ struct Function {
 };
 
 }  // namespace torch::autograd
+
+EMBER_PUBLIC_END

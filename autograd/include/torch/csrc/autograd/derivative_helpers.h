@@ -1,6 +1,8 @@
 #pragma once
 // Helpers that derivatives.yaml formulas may call (namespace torch::autograd::formulas). Written
 // with at:: ops only, so that every backward is itself differentiable.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/csrc/autograd/variable.h>
 #include <array>
 #include <tuple>
@@ -198,3 +200,5 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> group_norm_backward(const at::Ten
                                                                    std::array<bool, 3> grad_input_mask);
 
 }  // namespace torch::autograd::formulas
+
+EMBER_PUBLIC_END

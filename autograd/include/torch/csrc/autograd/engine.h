@@ -3,6 +3,8 @@
 // dependencies so every Node runs once all its input gradients have arrived. Each backward call
 // runs on the calling thread with its own state, so independent graphs run concurrently
 // (Note [Thread-safe backward]).
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/csrc/autograd/function.h>
 
 namespace torch::autograd {
@@ -13,3 +15,5 @@ variable_list run_backward(const edge_list& roots, const variable_list& grad_out
                            bool create_graph, const edge_list& outputs, bool allow_unused);
 
 }  // namespace torch::autograd
+
+EMBER_PUBLIC_END

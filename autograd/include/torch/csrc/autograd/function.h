@@ -2,6 +2,8 @@
 // Node: one step of the backward graph (libtorch's torch::autograd::Node). A Node maps the
 // gradients of a forward op's outputs to the gradients of its inputs; `next_edges()` point at the
 // Nodes that produced those inputs (or at AccumulateGrad for leaves).
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
 #include <ATen/core/GradMode.h>
 #include <atomic>
@@ -115,3 +117,5 @@ struct AccumulateGrad : Node {
 at::Tensor sum_to(const at::Tensor& grad, at::IntArrayRef shape);
 
 }  // namespace torch::autograd
+
+EMBER_PUBLIC_END

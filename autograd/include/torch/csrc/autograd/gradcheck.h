@@ -5,6 +5,8 @@
 //   auto f = [](const variable_list& x) { return variable_list{(x[0] * x[1]).sum()}; };
 //   std::string report;
 //   bool ok = torch::autograd::gradcheck(f, {a, b}, {}, &report);
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/csrc/autograd/variable.h>
 #include <functional>
 
@@ -28,3 +30,5 @@ bool gradgradcheck(const GradcheckFn& fn, const variable_list& inputs, const Gra
                    std::string* report = nullptr);
 
 }  // namespace torch::autograd
+
+EMBER_PUBLIC_END

@@ -1,6 +1,8 @@
 #pragma once
 // SavedVariable: a tensor a backward Node keeps, with the version it had when saved, so that a
 // later in-place modification is detected instead of producing wrong gradients.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/csrc/autograd/variable.h>
 
 namespace torch::autograd {
@@ -30,3 +32,5 @@ class SavedVariable {
 };
 
 }  // namespace torch::autograd
+
+EMBER_PUBLIC_END

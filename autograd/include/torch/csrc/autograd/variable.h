@@ -1,6 +1,8 @@
 #pragma once
 // AutogradMeta: what autograd attaches to a tensor (requires_grad, .grad, grad_fn, hooks), and the
 // helpers generated autograd wrappers use to record history.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
 #include <torch/csrc/autograd/function.h>
 
 namespace torch::autograd {
@@ -80,3 +82,5 @@ class BelowAutogradGuard {
 };
 
 }  // namespace torch::autograd
+
+EMBER_PUBLIC_END
