@@ -477,6 +477,10 @@ def generate(args):
         print(f"{c_abi.LIST_PATH}: warning: the C ABI slot list is stale ({len(c_abi_problems)}: "
               f"{c_abi_problems[0]}{', ...' if len(c_abi_problems) > 1 else ''}); run python3 codegen/c_abi.py "
               f"--ops ops.yaml --update (ctest c_abi.op_list fails until then)", file=sys.stderr)
+    # The Python frontend (python/, `import ember`): bindings, parser tables and the stub
+    # (codegen/python.py, Note [Python overload order]).
+    import python
+    python.render(env, w, ops)
     if args.cuda:
         render("RegisterCUDA.cpp.j2", "src/RegisterCUDA.cpp")
         for fam in sorted({o.family for o in pointwise}):
@@ -574,7 +578,10 @@ def generate(args):
                     os.remove(p)
     with open(os.path.join(args.out, "sources.cmake.tmp"), "w") as f:
         f.write("set(EMBER_GEN_CPU_SOURCES\n" + "\n".join(
-            f"  {p}" for p in w.all if p.endswith(".cpp") and "/tests/" not in p and "/kernels/cpu/isa/" not in p) + ")\n")
+            f"  {p}" for p in w.all if p.endswith(".cpp") and "/tests/" not in p and "/kernels/cpu/isa/" not in p
+            and "/python/" not in p) + ")\n")
+        f.write("set(EMBER_GEN_PYTHON_SOURCES\n" + "\n".join(
+            f"  {p}" for p in w.all if p.endswith(".cpp") and "/python/" in p) + ")\n")
         f.write("set(EMBER_GEN_CPU_ISA_SOURCES\n" + "\n".join(
             f"  {p}" for p in w.all if p.endswith(".cpp") and "/kernels/cpu/isa/" in p) + ")\n")
         f.write("set(EMBER_GEN_CUDA_SOURCES\n" + "\n".join(f"  {p}" for p in w.all if p.endswith(".cu")) + ")\n")

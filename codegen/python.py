@@ -1,0 +1,283 @@
+"""The Python frontend (`import ember`, python/) part of the generator: one binding per function and per
+Tensor method of ops.yaml, its argument-parser tables, and the type stub, rendered from the same model
+as everything else.
+
+Note [Python overload order]
+Overloads are grouped by Python name (the schema name: `add.Tensor`, `add.Scalar` and their `out=`
+forms are all `ember.add`; `add_` is its own group). A call tries the group's overloads in a fixed
+order and takes the first whose parameters accept the arguments:
+  1. fewer parameters that a 0-dim tensor could also fill (Scalar, int, float) first, so that a
+     Tensor overload is preferred over a Scalar one (`add(t, zero_dim)` is add.Tensor, `add(t, 2)`
+     falls through to add.Scalar);
+  2. then ops.yaml order (the functional overload before its generated out= form, which only an
+     `out=` argument selects since `out` has no default).
+No conversion happens while matching (only type tests), so a failed overload has no side effects.
+When none matches, the TypeError lists every signature of the group in this order.
+
+The parser rules (python/src/arg_parser.cpp) follow PyTorch's Python API: positional or keyword
+arguments, keyword-only after `*`, defaults, `out=`; a bool parameter takes only bool; int rejects
+bool and takes objects with __index__ and 0-dim integer tensors; float takes int and float; Scalar
+takes bool, int, float and 0-dim tensors; int[N] takes a single int (repeated N times); a signature
+whose only positional parameter is an int list also takes the ints as separate arguments
+(`zeros(2, 3)`, `t.view(2, -1)`).
+"""
+from __future__ import annotations
+
+import os
+
+import keyword
+
+from model import GenError, cpp_args, cpp_ret_type
+import c_abi
+
+# c_abi.kind() -> the C++ enumerator of ember::python::Kind.
+KIND = {"tensor": "Tensor", "mut_tensor": "Tensor", "opt_tensor": "OptTensor", "tensor_list": "TensorList",
+        "opt_tensor_list": "OptTensorList", "int": "Int", "opt_int": "OptInt", "int_list": "IntList",
+        "opt_int_list": "OptIntList", "float": "Float", "opt_float": "OptFloat", "float_list": "FloatList",
+        "opt_float_list": "OptFloatList", "bool": "Bool", "opt_bool": "OptBool", "bool_list": "BoolList",
+        "scalar": "Scalar", "opt_scalar": "OptScalar", "dtype": "Dtype", "opt_dtype": "OptDtype",
+        "layout": "Layout", "opt_layout": "OptLayout", "device": "Device", "opt_device": "OptDevice",
+        "memory_format": "MemoryFormat", "opt_memory_format": "OptMemoryFormat", "str": "Str",
+        "opt_str": "OptStr", "generator": "Generator"}
+
+# How each kind is converted from its slot (python/src/arg_parser.h, struct Args).
+GETTER = {"tensor": "tensor", "mut_tensor": "mut_tensor", "opt_tensor": "opt_tensor", "tensor_list": "tensor_list",
+          "opt_tensor_list": "opt_tensor_list", "int": "int64", "opt_int": "opt_int64", "int_list": "int_list",
+          "opt_int_list": "opt_int_list", "float": "float64", "opt_float": "opt_float64",
+          "float_list": "float_list", "bool_list": "bool_array", "bool": "boolean", "opt_bool": "opt_boolean", "scalar": "scalar",
+          "opt_scalar": "opt_scalar", "dtype": "dtype", "opt_dtype": "opt_dtype", "layout": "layout",
+          "opt_layout": "opt_layout", "device": "device", "opt_device": "opt_device",
+          "memory_format": "memory_format", "opt_memory_format": "opt_memory_format", "str": "str",
+          "opt_str": "opt_str", "generator": "generator"}
+
+# Python type names used in signatures shown by TypeErrors and in the stub.
+PY_TYPE = {"Tensor": "Tensor", "int": "int", "float": "float", "bool": "bool", "Scalar": "Number",
+           "ScalarType": "dtype", "Layout": "layout", "Device": "Device", "MemoryFormat": "memory_format",
+           "str": "str", "Generator": "Generator"}
+
+# Parameters a 0-dim tensor may also fill (Note [Python overload order], rule 1).
+NUMBER_KINDS = {"scalar", "int", "float"}
+
+
+def py_type(t):
+    b = PY_TYPE[t.base]
+    if t.is_list:
+        b = f"List[{'Optional[Tensor]' if t.elem_optional else b}]"
+        if t.list_size and t.base == "int":
+            b = f"Union[{PY_TYPE['int']}, {b}]"
+    if t.optional:
+        b = f"Optional[{b}]"
+    return b
+
+
+def py_default(d):
+    if d is None:
+        return None
+    if d in ("True", "False", "None"):
+        return d
+    if d == "Mean":
+        return "1"
+    if d == "contiguous_format":
+        return "contiguous_format"
+    if d in ("long", "float", "double", "int", "bool"):
+        return {"long": "int64", "float": "float32", "double": "float64", "int": "int32", "bool": "bool"}[d]
+    if d.startswith("'") or d.startswith('"'):
+        return '"' + d[1:-1] + '"'
+    return d.replace("[", "(").replace("]", ")") if d.startswith("[") else d
+
+
+def self_arg(op):
+    for a in op.schema.args:
+        if a.name == "self" and a.type.is_tensor and not a.type.is_list and not a.type.optional:
+            return a
+    return None
+
+
+def signature_text(op, method):
+    """The Python signature shown in TypeErrors: `(Tensor input, Tensor other, *, Number alpha=1)`."""
+    parts, kw = [], False
+    for a in op.schema.args:
+        if method and a is self_arg(op):
+            continue
+        if a.kwarg_only and not kw:
+            parts.append("*")
+            kw = True
+        s = f"{py_type(a.type)} {a.name}"
+        if a.default is not None:
+            s += f"={py_default(a.default)}"
+        parts.append(s)
+    return "(" + ", ".join(parts) + ")"
+
+
+class Overload:
+    def __init__(self, op, index):
+        self.op = op
+        self.index = index  # position in ops.yaml order
+        self.ident = op.ident
+        self.where = f"{op.path}:{op.line}"
+        for a in op.schema.args:
+            k = c_abi.kind(a.type)
+            if k not in KIND:
+                raise GenError(f"{self.where}: the Python binding has no mapping for argument type {a.type}")
+        for r in op.schema.rets:
+            if r.type.base not in ("Tensor", "bool", "int", "float", "Scalar", "ScalarType"):
+                raise GenError(f"{self.where}: the Python binding has no mapping for return type {r.type}")
+
+    def order_key(self):
+        n = sum(1 for a in self.op.schema.args if c_abi.kind(a.type) in NUMBER_KINDS)
+        return (n, self.index)
+
+    def params(self):
+        """[(name, Kind, kwonly, has_default, list_size)] in schema order."""
+        out = []
+        for a in self.op.schema.args:
+            out.append(dict(name=a.name, kind=KIND[c_abi.kind(a.type)], kwonly=a.kwarg_only,
+                            has_default=a.default is not None, list_size=a.type.list_size or 0))
+        return out
+
+    def self_index(self):
+        s = self_arg(self.op)
+        return self.op.schema.args.index(s) if s is not None else -1
+
+    def varargs_intlist(self, method):
+        """The only positional parameter (self aside for methods) is an int list."""
+        pos = [a for a in self.op.schema.args if not a.kwarg_only and not (method and a is self_arg(self.op))]
+        return len(pos) == 1 and pos[0].type.base == "int" and pos[0].type.is_list
+
+    def body(self):
+        """C++ lines that convert the slots (`a`) and call the op; the result is in `res`."""
+        where = self.where
+        lines = []
+        index = {x.name: i for i, x in enumerate(self.op.schema.args)}
+        for i, x in enumerate(self.op.schema.args):
+            k = c_abi.kind(x.type)
+            st = c_abi.STORAGE[k]
+            get = f"a.{GETTER[k]}({i})"
+            if k == "bool_list":
+                st = f"::std::array<bool, {x.type.list_size}>"
+                get = f"a.bool_array<{x.type.list_size}>({i})"
+            elif k in ("int_list", "opt_int_list") and x.type.list_size:
+                get = f"a.{GETTER[k]}({i}, {x.type.list_size})"
+            if k in ("tensor", "mut_tensor"):
+                ref = "at::Tensor&" if k == "mut_tensor" else "const at::Tensor&"
+                if c_abi.has_default(x):
+                    lines.append(f"{ref} a{i} = a.present({i}) ? {get} : a.undefined();")
+                else:
+                    lines.append(f"{ref} a{i} = {get};")
+                continue
+            if c_abi.has_default(x):
+                lines.append(f"{st} a{i} = a.present({i}) ? {get} : {c_abi._default_value(x, where)};")
+            else:
+                lines.append(f"{st} a{i} = {get};")
+        call = []
+        for c in cpp_args(self.op.schema, where, with_defaults=False):
+            if c.type == "at::TensorOptions":
+                ids = [index[x.name] for x in c.schema_args]
+                call.append("::ember::python::options(" + ", ".join(f"a{j}" for j in ids) + ")")
+            else:
+                call.append(c_abi.pass_expr(c.schema_args[0], index[c.name]))
+        return lines, f"{c_abi.call_target(self.op)}({', '.join(call)})"
+
+    def result(self):
+        """C++ statement returning the Python result of `res` (an aliasing in-place/out= result returns
+        the argument's own Python object)."""
+        rets = self.op.schema.rets
+        if not rets:
+            return "Py_RETURN_NONE;"
+        if len(rets) == 1:
+            t = rets[0].type
+            if t.base == "Tensor" and t.mutable:
+                for i, x in enumerate(self.op.schema.args):
+                    if x.type.alias == t.alias and x.type.mutable:
+                        return f"return a.same({i});"
+            return "return ::ember::python::wrap(std::move(res));"
+        return "return ::ember::python::wrap_tuple(std::move(res));"
+
+
+class Group:
+    def __init__(self, name, overloads, method):
+        self.name = name
+        self.method = method
+        self.overloads = sorted(overloads, key=lambda o: o.order_key())
+
+    @property
+    def cname(self):
+        return ("m_" if self.method else "f_") + self.name
+
+    def sig_text(self, ov):
+        return signature_text(ov.op, self.method)
+
+    def doc(self):
+        return "\n".join(self.name + self.sig_text(ov) for ov in self.overloads)
+
+
+def groups(ops):
+    """(function groups, method groups): overloads by Python name, each in its call order."""
+    overloads = [Overload(op, i) for i, op in enumerate(ops)]
+    funcs, methods = {}, {}
+    for ov in overloads:
+        if "function" in ov.op.variants:
+            funcs.setdefault(ov.op.schema.name, []).append(ov)
+        if "method" in ov.op.variants:
+            if self_arg(ov.op) is None:
+                raise GenError(f"{ov.where}: a method needs a 'Tensor self' argument")
+            methods.setdefault(ov.op.schema.name, []).append(ov)
+    return ([Group(n, v, False) for n, v in funcs.items()], [Group(n, v, True) for n, v in methods.items()],
+            overloads)
+
+
+def stub_params(op, method):
+    parts, kw = [], False
+    if method:
+        parts.append("self")
+    for a in op.schema.args:
+        if method and a is self_arg(op):
+            continue
+        if a.kwarg_only and not kw:
+            parts.append("*")
+            kw = True
+        s = f"{a.name}{'_' if keyword.iskeyword(a.name) else ''}: {py_type(a.type)}"
+        if a.default is not None:
+            s += " = ..."
+        parts.append(s)
+    return ", ".join(parts)
+
+
+def stub_ret(op):
+    def one(t):
+        if t.base == "Tensor":
+            return "Tuple[Tensor, ...]" if t.is_list else "Tensor"
+        return {"bool": "bool", "int": "int", "float": "float", "Scalar": "Number", "ScalarType": "dtype"}[t.base]
+    rets = op.schema.rets
+    if not rets:
+        return "None"
+    if len(rets) == 1:
+        return one(rets[0].type)
+    return "Tuple[" + ", ".join(one(r.type) for r in rets) + "]"
+
+
+def cstr(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+N_SHARDS = 4
+
+
+def render(env, writer, ops):
+    """Writes python/Bindings_<k>.cpp (the overload invokers and parser tables, split so that two
+    cores build them in parallel), python/BindingsDecl.h (what the shards share, and register_all)
+    and python/ember/_C.pyi (the stub)."""
+    fgroups, mgroups, overloads = groups(ops)
+    # Invokers are shared by the function and method groups; shard by op.
+    used = {ov.ident for g in fgroups + mgroups for ov in g.overloads}
+    ctx = dict(cstr=cstr, fgroups=fgroups, mgroups=mgroups, stub_params=stub_params, stub_ret=stub_ret,
+               cpp_ret_type=cpp_ret_type, n_shards=N_SHARDS)
+    for k in range(N_SHARDS):
+        shard_ov = [ov for ov in overloads if ov.ident in used and ov.index % N_SHARDS == k]
+        shard_groups = [g for i, g in enumerate(fgroups + mgroups) if i % N_SHARDS == k]
+        writer.write(f"python/Bindings_{k}.cpp", env.get_template("PythonBindings.cpp.j2").render(
+            shard=k, shard_ov=shard_ov, shard_groups=shard_groups, **ctx))
+    writer.write("python/BindingsDecl.h", env.get_template("PythonBindingsDecl.h.j2").render(
+        overloads=[ov for ov in overloads if ov.ident in used], **ctx))
+    writer.write("python/ember/_C.pyi", env.get_template("PythonStub.pyi.j2").render(**ctx))
+    return fgroups, mgroups

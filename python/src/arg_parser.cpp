@@ -1,0 +1,452 @@
+// The argument parser of the generated bindings: matching (type tests against a signature, no
+// conversion), conversion getters, result wrapping and error translation. The rules are listed in
+// Note [Python overload order] (codegen/python.py).
+#include "arg_parser.h"
+
+#include <cstring>
+#include <new>
+
+#include <nanobind/nanobind.h>
+
+namespace nb = nanobind;
+
+namespace ember::python {
+
+Types types;
+
+bool is_tensor(PyObject* o) { return Py_TYPE(o) == types.tensor || PyType_IsSubtype(Py_TYPE(o), types.tensor); }
+
+namespace {
+
+bool is_instance(PyObject* o, PyTypeObject* t) { return t && (Py_TYPE(o) == t || PyType_IsSubtype(Py_TYPE(o), t)); }
+
+bool is_zero_dim(PyObject* o) { return is_tensor(o) && unpack(o).defined() && unpack(o).dim() == 0; }
+
+bool is_int_dtype(at::ScalarType t) { return c10::isIntegralType(t, /*includeBool=*/false); }
+
+// int: a Python int (not bool), an object with __index__ (NumPy integers) or a 0-dim integer tensor.
+bool is_int(PyObject* o) {
+  if (PyBool_Check(o)) return false;
+  if (PyLong_CheckExact(o) || PyLong_Check(o)) return true;
+  if (is_tensor(o)) return is_zero_dim(o) && is_int_dtype(unpack(o).scalar_type());
+  return PyIndex_Check(o);
+}
+
+// float: int or float (not bool), a 0-dim tensor that is not bool.
+bool is_float(PyObject* o) {
+  if (PyBool_Check(o)) return false;
+  if (PyFloat_Check(o) || PyLong_Check(o)) return true;
+  if (is_tensor(o)) return is_zero_dim(o) && unpack(o).scalar_type() != at::kBool;
+  return PyIndex_Check(o);
+}
+
+// Scalar: bool, int, float, or a 0-dim tensor.
+bool is_scalar(PyObject* o) {
+  if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o)) return true;
+  if (is_tensor(o)) return is_zero_dim(o);
+  return PyIndex_Check(o);
+}
+
+bool is_seq(PyObject* o) { return PyList_Check(o) || PyTuple_Check(o); }
+
+template <typename F>
+bool all_items(PyObject* seq, F&& pred) {
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  for (Py_ssize_t k = 0; k < n; ++k)
+    if (!pred(PySequence_Fast_GET_ITEM(seq, k))) return false;
+  return true;
+}
+
+const char* type_name(PyObject* o) {
+  if (is_tensor(o)) return "Tensor";
+  return Py_TYPE(o)->tp_name;
+}
+
+bool optional_kind(Kind k) {
+  switch (k) {
+    case Kind::OptTensor: case Kind::OptInt: case Kind::OptIntList: case Kind::OptFloat: case Kind::OptFloatList:
+    case Kind::OptBool: case Kind::OptScalar: case Kind::OptDtype: case Kind::OptLayout: case Kind::OptDevice:
+    case Kind::OptMemoryFormat: case Kind::OptStr: case Kind::Generator:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Whether `o` may fill parameter `p` (a type test; conversion comes after the overload is chosen).
+bool accepts(const Param& p, PyObject* o) {
+  if (o == Py_None) return optional_kind(p.kind);
+  switch (p.kind) {
+    case Kind::Tensor: case Kind::OptTensor: return is_tensor(o);
+    case Kind::TensorList: return is_seq(o) && all_items(o, is_tensor);
+    case Kind::OptTensorList: return is_seq(o) && all_items(o, [](PyObject* x) { return x == Py_None || is_tensor(x); });
+    case Kind::Int: case Kind::OptInt: return is_int(o);
+    case Kind::IntList: case Kind::OptIntList:
+      if (p.list_size > 0 && is_int(o)) return true;  // int[N] takes a single int
+      return is_seq(o) && all_items(o, is_int);
+    case Kind::Float: case Kind::OptFloat: return is_float(o);
+    case Kind::FloatList: case Kind::OptFloatList: return is_seq(o) && all_items(o, is_float);
+    case Kind::Bool: case Kind::OptBool: return PyBool_Check(o);
+    case Kind::BoolList:
+      return is_seq(o) && PySequence_Fast_GET_SIZE(o) == p.list_size && all_items(o, [](PyObject* x) { return PyBool_Check(x) != 0; });
+    case Kind::Scalar: case Kind::OptScalar: return is_scalar(o);
+    case Kind::Dtype: case Kind::OptDtype:
+      return is_instance(o, types.dtype) || o == (PyObject*)&PyFloat_Type || o == (PyObject*)&PyLong_Type ||
+             o == (PyObject*)&PyBool_Type;
+    case Kind::Layout: case Kind::OptLayout: return is_instance(o, types.layout);
+    case Kind::Device: case Kind::OptDevice:
+      return is_instance(o, types.device) || PyUnicode_Check(o) || (PyLong_Check(o) && !PyBool_Check(o));
+    case Kind::MemoryFormat: case Kind::OptMemoryFormat: return is_instance(o, types.memory_format);
+    case Kind::Str: case Kind::OptStr: return PyUnicode_Check(o);
+    case Kind::Generator: return false;  // TODO(#11): ember.Generator objects; only None now
+  }
+  return false;
+}
+
+const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::Tensor: case Kind::OptTensor: return "Tensor";
+    case Kind::TensorList: return "tuple of Tensors";
+    case Kind::OptTensorList: return "tuple of Tensors or None";
+    case Kind::Int: case Kind::OptInt: return "int";
+    case Kind::IntList: case Kind::OptIntList: return "tuple of ints";
+    case Kind::Float: case Kind::OptFloat: return "float";
+    case Kind::FloatList: case Kind::OptFloatList: return "tuple of floats";
+    case Kind::Bool: case Kind::OptBool: return "bool";
+    case Kind::BoolList: return "tuple of bools";
+    case Kind::Scalar: case Kind::OptScalar: return "Number";
+    case Kind::Dtype: case Kind::OptDtype: return "dtype";
+    case Kind::Layout: case Kind::OptLayout: return "layout";
+    case Kind::Device: case Kind::OptDevice: return "Device";
+    case Kind::MemoryFormat: case Kind::OptMemoryFormat: return "memory_format";
+    case Kind::Str: case Kind::OptStr: return "str";
+    case Kind::Generator: return "Generator";
+  }
+  return "?";
+}
+
+bool name_equals(PyObject* key, const char* name) {
+  return PyUnicode_CompareWithASCIIString(key, name) == 0;
+}
+
+// Fills slots from self/positional/keyword arguments; on a mismatch returns false and says why.
+bool match(const Group& g, const Signature& sig, PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+           PyObject* kwnames, PyObject** slots, PyObject** packed, std::string* why) {
+  for (int i = 0; i < sig.n; ++i) slots[i] = nullptr;
+  if (g.method) slots[sig.self_index] = self;
+  PyObject* const* kwvalues = args + nargs;  // vectorcall: keyword values follow the positional ones
+  // `zeros(2, 3)`: ints given one by one fill the only positional parameter, an int list.
+  if (sig.varargs_intlist && nargs >= 1 && is_int(args[0])) {
+    if (nargs > 1) {
+      Py_XDECREF(*packed);
+      *packed = PyTuple_New(nargs);
+      if (!*packed) throw PythonErrorSet{};
+      for (Py_ssize_t k = 0; k < nargs; ++k) {
+        Py_INCREF(args[k]);
+        PyTuple_SET_ITEM(*packed, k, args[k]);
+      }
+      args = packed;
+      nargs = 1;
+    } else if (!(sig.params[0].list_size > 0)) {
+      Py_XDECREF(*packed);
+      *packed = PyTuple_Pack(1, args[0]);
+      if (!*packed) throw PythonErrorSet{};
+      args = packed;
+    }
+  }
+  Py_ssize_t pos = 0;
+  for (int i = 0; i < sig.n && pos < nargs; ++i) {
+    if (i == sig.self_index && g.method) continue;
+    if (sig.params[i].kwonly) break;
+    slots[i] = args[pos++];
+  }
+  if (pos < nargs) {
+    if (why) *why = "takes fewer positional arguments than the " + std::to_string(nargs) + " given";
+    return false;
+  }
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkw; ++k) {
+    PyObject* key = PyTuple_GET_ITEM(kwnames, k);
+    int found = -1;
+    for (int i = 0; i < sig.n; ++i) {
+      if (g.method && i == sig.self_index) continue;
+      if (name_equals(key, sig.params[i].name)) { found = i; break; }
+    }
+    if (found < 0) {
+      if (why) *why = std::string("got an unexpected keyword argument '") + PyUnicode_AsUTF8(key) + "'";
+      return false;
+    }
+    if (slots[found]) {
+      if (why) *why = std::string("got multiple values for argument '") + sig.params[found].name + "'";
+      return false;
+    }
+    slots[found] = kwvalues[k];
+  }
+  for (int i = 0; i < sig.n; ++i) {
+    const Param& p = sig.params[i];
+    if (!slots[i]) {
+      if (p.has_default) continue;
+      if (why) *why = std::string("missing required argument '") + p.name + "'";
+      return false;
+    }
+    if (!accepts(p, slots[i])) {
+      if (why) *why = std::string("argument '") + p.name + "' must be " + kind_name(p.kind) + ", not " + type_name(slots[i]);
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+PyObject* dispatch(const Group& g, PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  nargs = PyVectorcall_NARGS(nargs);
+  PyObject* slots[kMaxParams];
+  PyObject* packed = nullptr;  // varargs ints packed into a tuple, owned here
+  struct Release { PyObject*& p; ~Release() { Py_XDECREF(p); } } release{packed};
+  try {
+    for (int k = 0; k < g.n; ++k) {
+      if (match(g, g.sigs[k], self, args, nargs, kwnames, slots, &packed, nullptr)) {
+        Args a(g.sigs[k], slots);
+        return g.sigs[k].invoke(a);
+      }
+    }
+    // No overload matched: say why (one overload) or list them all.
+    std::string msg = std::string(g.name) + "() received an invalid combination of arguments";
+    if (g.n == 1) {
+      std::string why;
+      match(g, g.sigs[0], self, args, nargs, kwnames, slots, &packed, &why);
+      msg = std::string(g.name) + "(): " + why + "; accepted signature:\n  " + g.sigs[0].text;
+    } else {
+      msg += "; got (";
+      for (Py_ssize_t k = 0; k < nargs; ++k) msg += std::string(k ? ", " : "") + type_name(args[k]);
+      Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+      for (Py_ssize_t k = 0; k < nkw; ++k)
+        msg += std::string(nargs + k ? ", " : "") + PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k)) + "=" +
+               type_name(args[nargs + k]);
+      msg += "), accepted signatures:";
+      for (int k = 0; k < g.n; ++k) {
+        std::string why;
+        match(g, g.sigs[k], self, args, nargs, kwnames, slots, &packed, &why);
+        msg += std::string("\n  ") + g.sigs[k].text + "  (" + why + ")";
+      }
+    }
+    PyErr_SetString(PyExc_TypeError, msg.c_str());
+    return nullptr;
+  } catch (...) {
+    set_python_error();
+    return nullptr;
+  }
+}
+
+void set_python_error() {
+  try {
+    throw;
+  } catch (const PythonErrorSet&) {
+  } catch (const c10::IndexError& e) {
+    PyErr_SetString(PyExc_IndexError, e.what());
+  } catch (const c10::ValueError& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const c10::TypeError& e) {
+    PyErr_SetString(PyExc_TypeError, e.what());
+  } catch (const c10::NotImplementedError& e) {
+    PyErr_SetString(PyExc_NotImplementedError, e.what());
+  } catch (const c10::Error& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "unknown C++ exception");
+  }
+}
+
+// ---------------------------------------------------------------- conversions
+namespace {
+[[noreturn]] void raise(PyObject* type, const std::string& msg) {
+  PyErr_SetString(type, msg.c_str());
+  throw PythonErrorSet{};
+}
+}  // namespace
+
+int64_t to_int64(PyObject* o, const char* name) {
+  if (is_tensor(o)) return unpack(o).item().toLong();
+  int overflow = 0;
+  long long v;
+  if (PyLong_Check(o)) {
+    v = PyLong_AsLongLongAndOverflow(o, &overflow);
+  } else {
+    PyObject* i = PyNumber_Index(o);
+    if (!i) throw PythonErrorSet{};
+    v = PyLong_AsLongLongAndOverflow(i, &overflow);
+    Py_DECREF(i);
+  }
+  if (overflow) raise(PyExc_OverflowError, std::string("argument '") + name + "' does not fit in a 64-bit int");
+  if (v == -1 && PyErr_Occurred()) throw PythonErrorSet{};
+  return v;
+}
+
+double to_double(PyObject* o, const char* name) {
+  if (PyFloat_Check(o)) return PyFloat_AS_DOUBLE(o);
+  if (is_tensor(o)) return unpack(o).item().toDouble();
+  double v = PyFloat_AsDouble(o);
+  if (v == -1.0 && PyErr_Occurred()) throw PythonErrorSet{};
+  (void)name;
+  return v;
+}
+
+at::Scalar to_scalar(PyObject* o, const char* name) {
+  if (PyBool_Check(o)) return at::Scalar(o == Py_True);
+  if (PyFloat_Check(o)) return at::Scalar(PyFloat_AS_DOUBLE(o));
+  if (is_tensor(o)) return unpack(o).item();
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) return at::Scalar(PyLong_AsDouble(o));  // beyond int64: a double, as libtorch does
+    return at::Scalar(static_cast<int64_t>(v));
+  }
+  return at::Scalar(to_int64(o, name));
+}
+
+at::ScalarType to_dtype(PyObject* o, const char*) {
+  if (o == (PyObject*)&PyFloat_Type) return at::kDouble;
+  if (o == (PyObject*)&PyLong_Type) return at::kLong;
+  if (o == (PyObject*)&PyBool_Type) return at::kBool;
+  return nb::inst_ptr<PyDtype>(o)->t;
+}
+
+at::Device to_device(PyObject* o, const char* name) {
+  if (is_instance(o, types.device)) return nb::inst_ptr<PyDevice>(o)->d;
+  if (PyUnicode_Check(o)) return at::Device(std::string(PyUnicode_AsUTF8(o)));
+  int64_t i = to_int64(o, name);
+  if (i < 0) raise(PyExc_ValueError, std::string("argument '") + name + "': a device index must not be negative");
+  return at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(i));
+}
+
+at::Tensor& unpack(PyObject* o) { return *nb::inst_ptr<at::Tensor>(o); }
+
+PyObject* wrap(at::Tensor t) {
+  if (!t.defined()) Py_RETURN_NONE;
+  return nb::cast(std::move(t), nb::rv_policy::move).release().ptr();
+}
+PyObject* wrap(std::vector<at::Tensor> ts) {
+  PyObject* out = PyTuple_New(static_cast<Py_ssize_t>(ts.size()));
+  if (!out) return nullptr;
+  for (size_t k = 0; k < ts.size(); ++k) {
+    PyObject* x = wrap(std::move(ts[k]));
+    if (!x) { Py_DECREF(out); return nullptr; }
+    PyTuple_SET_ITEM(out, static_cast<Py_ssize_t>(k), x);
+  }
+  return out;
+}
+PyObject* wrap(bool v) { return PyBool_FromLong(v); }
+PyObject* wrap(int64_t v) { return PyLong_FromLongLong(v); }
+PyObject* wrap(double v) { return PyFloat_FromDouble(v); }
+PyObject* wrap(const at::Scalar& v) {
+  if (v.isBoolean()) return PyBool_FromLong(v.toBool());
+  if (v.isFloatingPoint()) return PyFloat_FromDouble(v.toDouble());
+  return PyLong_FromLongLong(v.toLong());
+}
+PyObject* wrap(at::ScalarType t) { return dtype_object(t); }
+
+at::TensorOptions options(const std::optional<at::ScalarType>& dtype, const std::optional<at::Layout>& layout,
+                          const std::optional<at::Device>& device, const std::optional<bool>& pin_memory) {
+  return at::TensorOptions().dtype(dtype).layout(layout).device(device).pinned_memory(pin_memory);
+}
+
+// ---------------------------------------------------------------- Args getters
+std::optional<at::Tensor> Args::opt_tensor(int i) const {
+  if (none(i)) return std::nullopt;
+  return unpack(s_[i]);
+}
+std::vector<at::Tensor> Args::tensor_list(int i) const {
+  std::vector<at::Tensor> out;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(s_[i]);
+  out.reserve(n);
+  for (Py_ssize_t k = 0; k < n; ++k) out.push_back(unpack(PySequence_Fast_GET_ITEM(s_[i], k)));
+  return out;
+}
+c10::List<std::optional<at::Tensor>> Args::opt_tensor_list(int i) const {
+  c10::List<std::optional<at::Tensor>> out;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(s_[i]);
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    PyObject* x = PySequence_Fast_GET_ITEM(s_[i], k);
+    out.push_back(x == Py_None ? std::optional<at::Tensor>() : std::optional<at::Tensor>(unpack(x)));
+  }
+  return out;
+}
+std::optional<int64_t> Args::opt_int64(int i) const {
+  if (none(i)) return std::nullopt;
+  return int64(i);
+}
+std::vector<int64_t> Args::int_list(int i, int size) const {
+  PyObject* o = s_[i];
+  if (!is_seq(o)) return std::vector<int64_t>(size > 0 ? size : 1, to_int64(o, name(i)));
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  std::vector<int64_t> out(n);
+  for (Py_ssize_t k = 0; k < n; ++k) out[k] = to_int64(PySequence_Fast_GET_ITEM(o, k), name(i));
+  return out;
+}
+std::optional<std::vector<int64_t>> Args::opt_int_list(int i, int size) const {
+  if (none(i)) return std::nullopt;
+  return int_list(i, size);
+}
+std::optional<double> Args::opt_float64(int i) const {
+  if (none(i)) return std::nullopt;
+  return float64(i);
+}
+std::vector<double> Args::float_list(int i) const {
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(s_[i]);
+  std::vector<double> out(n);
+  for (Py_ssize_t k = 0; k < n; ++k) out[k] = to_double(PySequence_Fast_GET_ITEM(s_[i], k), name(i));
+  return out;
+}
+std::optional<bool> Args::opt_boolean(int i) const {
+  if (none(i)) return std::nullopt;
+  return s_[i] == Py_True;
+}
+std::optional<at::Scalar> Args::opt_scalar(int i) const {
+  if (none(i)) return std::nullopt;
+  return scalar(i);
+}
+std::optional<at::ScalarType> Args::opt_dtype(int i) const {
+  if (none(i)) return std::nullopt;
+  return dtype(i);
+}
+std::optional<at::Layout> Args::opt_layout(int i) const {
+  if (none(i)) return std::nullopt;
+  return at::kStrided;
+}
+std::optional<at::Device> Args::opt_device(int i) const {
+  if (none(i)) return std::nullopt;
+  return device(i);
+}
+at::MemoryFormat Args::memory_format(int i) const { return nb::inst_ptr<PyMemoryFormat>(s_[i])->m; }
+std::optional<at::MemoryFormat> Args::opt_memory_format(int i) const {
+  if (none(i)) return std::nullopt;
+  return memory_format(i);
+}
+std::string Args::str(int i) const {
+  Py_ssize_t n = 0;
+  const char* p = PyUnicode_AsUTF8AndSize(s_[i], &n);
+  if (!p) throw PythonErrorSet{};
+  return std::string(p, n);
+}
+std::optional<std::string> Args::opt_str(int i) const {
+  if (none(i)) return std::nullopt;
+  return str(i);
+}
+std::optional<at::Generator> Args::generator(int) const { return std::nullopt; }
+
+void MethodTable::add(const char* name, PyObject* (*fn)(PyObject*, PyObject* const*, Py_ssize_t, PyObject*),
+                      const char* doc) {
+  PyMethodDef d{};
+  d.ml_name = name;
+  d.ml_meth = reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn));
+  d.ml_flags = METH_FASTCALL | METH_KEYWORDS;
+  d.ml_doc = doc;
+  defs_.push_back(d);
+}
+
+}  // namespace ember::python
