@@ -12,6 +12,11 @@ from . import _C
 from ._C import *  # noqa: F401,F403  (the generated functions, dtypes, Tensor)
 from ._C import Tensor, dtype, device, layout, memory_format, is_grad_enabled, _set_grad_enabled  # noqa: F401
 
+# `import *` skips private names; ember._softmax & co. are ops too (as torch._softmax is).
+for _n in dir(_C):
+    if _n.startswith("_") and not _n.startswith("__"):
+        globals().setdefault(_n, getattr(_C, _n))
+
 __version__ = "0.1.0"
 
 # ---------------------------------------------------------------- operators
