@@ -17,9 +17,10 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 DATA = os.path.join(HERE, "data", "torch_ops.json")
 SAMPLES_PER_OP = 2
 
-# Results that are random or uninitialised: only dtype and shape are compared.
+# Results that are random or uninitialised (resize_ grows into uninitialised memory): only dtype and
+# shape are compared.
 NONDETERMINISTIC = ("rand", "dropout", "bernoulli", "normal", "uniform_", "exponential_", "multinomial", "random_",
-                    "rrelu", "empty", "new_empty", "randperm")
+                    "rrelu", "empty", "new_empty", "randperm", "resize_")
 
 
 def load_cases():
