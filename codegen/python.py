@@ -27,7 +27,7 @@ import os
 
 import keyword
 
-from model import GenError, cpp_args, cpp_ret_type
+from model import TENSOR_OPTIONS_ARGS, GenError, cpp_args, cpp_ret_type
 import c_abi
 
 # c_abi.kind() -> the C++ enumerator of ember::python::Kind.
@@ -93,6 +93,15 @@ def self_arg(op):
     return None
 
 
+def is_factory(op):
+    """Takes dtype/layout/device/pin_memory and returns a new tensor: the Python function also takes
+    `requires_grad=False` (keyword-only), as PyTorch's factories do."""
+    names = [a.name for a in op.schema.args]
+    rets = op.schema.rets
+    return (all(n in names for n in TENSOR_OPTIONS_ARGS) and len(rets) == 1 and rets[0].type.base == "Tensor"
+            and not rets[0].type.is_list and not rets[0].type.alias)
+
+
 def signature_text(op, method):
     """The Python signature shown in TypeErrors: `(Tensor input, Tensor other, *, Number alpha=1)`."""
     parts, kw = [], False
@@ -106,6 +115,8 @@ def signature_text(op, method):
         if a.default is not None:
             s += f"={py_default(a.default)}"
         parts.append(s)
+    if is_factory(op):
+        parts.append("bool requires_grad=False")
     return "(" + ", ".join(parts) + ")"
 
 
@@ -133,6 +144,8 @@ class Overload:
         for a in self.op.schema.args:
             out.append(dict(name=a.name, kind=KIND[c_abi.kind(a.type)], kwonly=a.kwarg_only,
                             has_default=a.default is not None, list_size=a.type.list_size or 0))
+        if is_factory(self.op):
+            out.append(dict(name="requires_grad", kind="Bool", kwonly=True, has_default=True, list_size=0))
         return out
 
     def self_index(self):
@@ -182,6 +195,10 @@ class Overload:
         """C++ statement returning the Python result of `res` (an aliasing in-place/out= result returns
         the argument's own Python object)."""
         rets = self.op.schema.rets
+        if is_factory(self.op):
+            n = len(self.op.schema.args)
+            return (f"if (a.present({n}) && a.boolean({n})) res.set_requires_grad(true);\n"
+                    f"  return ::ember::python::wrap(std::move(res));")
         if not rets:
             return "Py_RETURN_NONE;"
         if len(rets) == 1:
@@ -240,6 +257,8 @@ def stub_params(op, method):
         if a.default is not None:
             s += " = ..."
         parts.append(s)
+    if is_factory(op):
+        parts.append("requires_grad: bool = ...")
     return ", ".join(parts)
 
 

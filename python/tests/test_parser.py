@@ -169,3 +169,16 @@ def test_method_receiver_is_self():
     assert a.neg().tolist() == [[-1.0, -2.0, -3.0], [-4.0, -5.0, -6.0]]
     with pytest.raises(TypeError, match="unexpected keyword argument 'self'"):
         a.neg(self=a)
+
+
+def test_factories_take_requires_grad():
+    x = ember.ones(2, 3, requires_grad=True)
+    assert x.requires_grad and x.is_leaf
+    (x * x).sum().backward()
+    assert x.grad.tolist() == [[2.0] * 3] * 2
+    assert not ember.zeros(2).requires_grad
+    assert ember.full((2,), 1.5, dtype=ember.float64, requires_grad=True).requires_grad
+    assert ember.zeros_like(x, requires_grad=False).requires_grad is False
+    with pytest.raises(TypeError, match="unexpected keyword argument 'requires_grad'"):
+        ember.neg(x, requires_grad=True)
+    assert "requires_grad=False" in ember.zeros.__doc__
