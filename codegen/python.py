@@ -208,6 +208,11 @@ class Overload:
                     if x.type.alias == t.alias and x.type.mutable:
                         return f"return a.same({i});"
             return "return ::ember::python::wrap(std::move(res));"
+        if all(r.name for r in rets):
+            # named results: a namedtuple ember.return_types.<name> (PyTorch's torch.return_types)
+            fields = ", ".join(f'"{r.name}"' for r in rets)
+            return (f"return ::ember::python::named_tuple(::ember::python::wrap_tuple(std::move(res)), "
+                    f"\"{self.op.schema.name}\", {{{fields}}});")
         return "return ::ember::python::wrap_tuple(std::move(res));"
 
 

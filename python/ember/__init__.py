@@ -76,6 +76,25 @@ def _iter(self):
 
 
 _T.__iter__ = _iter
+
+# Tensor.to(device, dtype=None, ...) as PyTorch spells it: the schema's to.device needs a dtype.
+_to_generated = _T.to
+
+
+def _to(self, *args, **kwargs):
+    if args and isinstance(args[0], (str, device)):
+        kwargs["device"] = args[0]
+        if len(args) > 1:
+            kwargs["dtype"] = args[1]
+        for k, name in enumerate(("non_blocking", "copy"), start=2):
+            if len(args) > k:
+                kwargs[name] = args[k]
+        return _to_generated(self, **kwargs)
+    return _to_generated(self, *args, **kwargs)
+
+
+_to.__doc__ = _to_generated.__doc__
+_T.to = _to
 _T.T = property(lambda self: self.permute(*reversed(range(self.dim()))))
 _T.data = property(lambda self: self.detach())
 

@@ -340,6 +340,38 @@ PyObject* wrap(std::vector<at::Tensor> ts) {
   }
   return out;
 }
+PyObject* named_tuple(PyObject* tuple, const char* name, std::initializer_list<const char*> fields) {
+  if (!tuple) return nullptr;
+  static std::vector<std::pair<std::string, PyObject*>> made;  // (name|fields, type); never freed
+  std::string key = name;
+  for (const char* f : fields) key += std::string("|") + f;
+  PyObject* type = nullptr;
+  for (auto& [k, t] : made)
+    if (k == key) { type = t; break; }
+  if (!type) {
+    PyObject* collections = PyImport_ImportModule("collections");
+    if (!collections) { Py_DECREF(tuple); return nullptr; }
+    PyObject* names = PyTuple_New(static_cast<Py_ssize_t>(fields.size()));
+    Py_ssize_t k = 0;
+    for (const char* f : fields) PyTuple_SET_ITEM(names, k++, PyUnicode_FromString(f));
+    type = PyObject_CallMethod(collections, "namedtuple", "sO", name, names);
+    Py_DECREF(collections);
+    Py_DECREF(names);
+    PyObject* module = PyUnicode_FromString("ember.return_types");
+    int rc = type && module ? PyObject_SetAttrString(type, "__module__", module) : -1;
+    Py_XDECREF(module);
+    if (rc != 0) {
+      Py_XDECREF(type);
+      Py_DECREF(tuple);
+      return nullptr;
+    }
+    made.emplace_back(key, type);
+  }
+  PyObject* r = PyObject_Call(type, tuple, nullptr);
+  Py_DECREF(tuple);
+  return r;
+}
+
 PyObject* wrap(bool v) { return PyBool_FromLong(v); }
 PyObject* wrap(int64_t v) { return PyLong_FromLongLong(v); }
 PyObject* wrap(double v) { return PyFloat_FromDouble(v); }

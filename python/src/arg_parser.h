@@ -13,6 +13,7 @@
 #include <Python.h>
 
 #include <array>
+#include <initializer_list>
 #include <tuple>
 #include <utility>
 #include <optional>
@@ -110,6 +111,9 @@ template <typename... T>
 PyObject* wrap_tuple(std::tuple<T...> t) {
   return wrap_tuple_impl(t, std::index_sequence_for<T...>{});
 }
+/// Turns a tuple of results into the namedtuple ember.return_types.<name> with these fields (made
+/// once per name and fields); steals `tuple`.
+PyObject* named_tuple(PyObject* tuple, const char* name, std::initializer_list<const char*> fields);
 PyObject* dtype_object(at::ScalarType t);
 PyObject* device_object(const at::Device& d);
 

@@ -39,6 +39,19 @@ def test_every_op_has_a_binding():
         assert getattr(ember._C, g.name).__doc__ == g.doc()
 
 
+def test_stub_declares_every_function_and_method():
+    import ast
+    with open(os.path.join(os.path.dirname(ember.__file__), "_C.pyi")) as f:
+        tree = ast.parse(f.read())
+    top = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    tensor = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Tensor")
+    methods = {n.name for n in tensor.body if isinstance(n, ast.FunctionDef)}
+    names = {c["op"] for c in CASES}
+    assert {c["op"] for c in CASES if c["function"]} <= top
+    assert {c["op"] for c in CASES if c["method"]} <= methods
+    assert names
+
+
 def _tol(dtype):
     return {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 2e-5, "float64": 1e-10}.get(dtype, 0.0)
 

@@ -186,3 +186,21 @@ def test_gil_is_released_around_ops():
     for t in ts:
         t.join()
     assert out == [256.0 * 256 * 256] * 4
+
+
+def test_named_results_are_namedtuples():
+    t = ember.tensor([[1.0, 5.0, 3.0], [7.0, 2.0, 4.0]])
+    r = ember.max(t, 1)
+    assert r.values.tolist() == [5.0, 7.0] and r.indices.tolist() == [1, 0]
+    values, indices = t.sort(1)
+    assert values.tolist() == [[1.0, 3.0, 5.0], [2.0, 4.0, 7.0]] and indices.tolist() == [[0, 2, 1], [1, 2, 0]]
+    assert type(r).__name__ == "max" and type(r).__module__ == "ember.return_types"
+    assert isinstance(r, tuple) and len(r) == 2
+
+
+def test_to_device_as_pytorch_spells_it():
+    t = ember.tensor([1.5, 2.5])
+    assert t.to("cpu").tolist() == [1.5, 2.5]
+    assert t.to("cpu", ember.float64).dtype is ember.float64
+    assert t.to(ember.device("cpu"), dtype=ember.int32).tolist() == [1, 2]
+    assert t.to(ember.float16).dtype is ember.float16
