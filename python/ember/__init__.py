@@ -19,6 +19,8 @@ for _n in dir(_C):
 
 __version__ = "0.1.0"
 
+from . import autograd  # noqa: E402
+
 # ---------------------------------------------------------------- operators
 # Each operator is the generated method of the same meaning, so it parses and dispatches like it.
 _T = Tensor
@@ -129,6 +131,27 @@ class no_grad(_GradMode):
 class enable_grad(_GradMode):
     """Records the graph inside its block, even within no_grad."""
     _enabled = True
+
+
+class inference_mode(_GradMode):
+    """No graph and no version-counter bumps inside its block (`inference_mode(False)` changes nothing)."""
+
+    def __init__(self, mode=True):
+        self._mode = _builtins.bool(mode)
+
+    def __enter__(self):
+        self._prev = _C._enter_inference_mode(self._mode)
+
+    def __exit__(self, *exc):
+        _C._exit_inference_mode(*self._prev)
+        return False
+
+    def __call__(self, fn):
+        @_functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(self._mode):
+                return fn(*args, **kwargs)
+        return wrapper
 
 
 class set_grad_enabled(_GradMode):

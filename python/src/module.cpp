@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include <ATen/core/GradMode.h>
+#include <torch/autograd.h>
 #include <ATen/TensorIndexing.h>
 
 #include "BindingsDecl.h"
@@ -352,6 +353,37 @@ NB_MODULE(_C, m) {
      nb::arg("requires_grad") = false);
   m.def("is_grad_enabled", [] { return at::GradMode::is_enabled(); });
   m.def("_set_grad_enabled", [](bool v) { at::GradMode::set_enabled(v); });
+  m.def("is_inference_mode_enabled", [] { return c10::InferenceMode::is_enabled(); });
+  // Inference mode as a (grad, inference) pair the Python context manager saves and restores.
+  m.def("_enter_inference_mode", [](bool enabled) {
+    nb::tuple prev = nb::make_tuple(ember::dispatch::tls_grad_enabled, ember::dispatch::tls_inference_mode);
+    if (enabled) {
+      ember::dispatch::tls_grad_enabled = false;
+      ember::dispatch::tls_inference_mode = true;
+    }
+    return prev;
+  });
+  m.def("_exit_inference_mode", [](bool grad, bool inference) {
+    ember::dispatch::tls_grad_enabled = grad;
+    ember::dispatch::tls_inference_mode = inference;
+  });
+  // ember.autograd.grad / backward (python/ember/autograd.py): the engine runs without the GIL.
+  m.def("_autograd_grad", [](const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& inputs,
+                             const std::vector<at::Tensor>& grad_outputs, std::optional<bool> retain_graph,
+                             bool create_graph, bool allow_unused) {
+    std::vector<at::Tensor> r;
+    {
+      nb::gil_scoped_release nogil;
+      r = torch::autograd::grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused);
+    }
+    return nb::steal(wrap(std::move(r)));
+  });
+  m.def("_autograd_backward", [](const std::vector<at::Tensor>& tensors, const std::vector<at::Tensor>& grad_tensors,
+                                 std::optional<bool> retain_graph, bool create_graph,
+                                 const std::vector<at::Tensor>& inputs) {
+    nb::gil_scoped_release nogil;
+    torch::autograd::backward(tensors, grad_tensors, retain_graph, create_graph, inputs);
+  });
 
   // ---- the generated functions and methods (codegen/python.py); hand-written names win.
   static MethodTable functions, methods;

@@ -204,3 +204,35 @@ def test_to_device_as_pytorch_spells_it():
     assert t.to("cpu", ember.float64).dtype is ember.float64
     assert t.to(ember.device("cpu"), dtype=ember.int32).tolist() == [1, 2]
     assert t.to(ember.float16).dtype is ember.float16
+
+
+def test_autograd_grad_and_backward_functions():
+    xs = [0.5, -1.5]
+    x = ember.tensor(xs, dtype=ember.float64, requires_grad=True)
+    y = (x * x * x).sum()
+    (g,) = ember.autograd.grad(y, x, create_graph=True)
+    assert g.tolist() == pytest.approx([3 * v * v for v in xs]) and x.grad is None
+    (gg,) = ember.autograd.grad(g.sum(), [x])  # second derivative 6x
+    assert gg.tolist() == pytest.approx([6 * v for v in xs])
+    z = ember.tensor([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError):
+        ember.autograd.grad((x * 2).sum(), [x, z])  # z unused
+    _, gz = ember.autograd.grad((x * 2).sum(), [x, z], allow_unused=True)
+    assert gz is None
+    ember.autograd.backward([(x * 3).sum()])
+    assert x.grad.tolist() == [3.0, 3.0]
+
+
+def test_inference_mode():
+    x = ember.tensor([1.0], requires_grad=True)
+    with ember.inference_mode():
+        assert ember.is_inference_mode_enabled() and not ember.is_grad_enabled()
+        assert not (x * 2).requires_grad
+    assert not ember.is_inference_mode_enabled() and ember.is_grad_enabled()
+    with ember.inference_mode(False):
+        assert (x * 2).requires_grad
+
+    @ember.inference_mode()
+    def f(t):
+        return t * 2
+    assert not f(x).requires_grad
