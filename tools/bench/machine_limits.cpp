@@ -35,9 +35,18 @@ struct VecOf<32> {
 template <int Bytes>
 using Vec = typename VecOf<Bytes>::type;
 
+#if defined(__AVX512F__)
+constexpr bool kHave512 = true;
+#else
+constexpr bool kHave512 = false;  // a 64-byte vector has no register to stay in (the asm below)
+#endif
+
 // kAcc independent accumulators hide the FMA latency (4-5 cycles) across two FMA ports.
 template <int Bytes>
 double fma_loop(int64_t iters) {
+  if constexpr (Bytes == 64 && !kHave512) {
+    return 0 * iters;
+  } else {
   constexpr int kAcc = 16;
   Vec<Bytes> acc[kAcc];
   Vec<Bytes> mul, add;
@@ -54,6 +63,7 @@ double fma_loop(int64_t iters) {
   for (int j = 0; j < kAcc; ++j)
     for (int l = 0; l < Bytes / 4; ++l) s += acc[j][l];
   return s;
+  }
 }
 
 // Runs body(thread index) on `threads` threads at once and returns the wall-clock seconds.
@@ -67,8 +77,10 @@ double timed(int threads, F&& body) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+// 0 for 512-bit vectors on a CPU without AVX-512 (the report takes the larger of the two).
 template <int Bytes>
 double fma_peak_gflops(int threads) {
+  if (Bytes == 64 && !kHave512) return 0;
   constexpr int kAcc = 16;
   // Many short passes (~15 ms each), keeping the best: on a shared machine another process taking the core
   // for a while only lowers some passes.
