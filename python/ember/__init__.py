@@ -78,6 +78,7 @@ def _iter(self):
 
 
 _T.__iter__ = _iter
+_T.__contains__ = lambda self, x: _builtins.bool((self == x).any().item())
 
 # Tensor.to(device, dtype=None, ...) as PyTorch spells it: the schema's to.device needs a dtype.
 _to_generated = _T.to

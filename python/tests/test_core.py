@@ -108,6 +108,7 @@ def test_item_tolist_len_iter_bool():
     assert float(ember.tensor(1.5)) == 1.5 and int(ember.tensor(3)) == 3
     assert [10, 20, 30][ember.tensor(1)] == 20  # __index__
     assert ember.tensor([0.5, -1.25], dtype=ember.float16).tolist() == [0.5, -1.25]
+    assert 5 in t and 7 not in t and ember.tensor(2) in t
 
 
 def test_indexing_basics():
