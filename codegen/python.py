@@ -102,8 +102,9 @@ def is_factory(op):
             and not rets[0].type.is_list and not rets[0].type.alias)
 
 
-def signature_text(op, method):
-    """The Python signature shown in TypeErrors: `(Tensor input, Tensor other, *, Number alpha=1)`."""
+def python_params(op, method, render):
+    """render(arg) for each argument a Python caller passes (a method's self left out), with "*"
+    before the first keyword-only one: the shape shared by TypeError signatures and .pyi stubs."""
     parts, kw = [], False
     for a in op.schema.args:
         if method and a is self_arg(op):
@@ -111,10 +112,14 @@ def signature_text(op, method):
         if a.kwarg_only and not kw:
             parts.append("*")
             kw = True
-        s = f"{py_type(a.type)} {a.name}"
-        if a.default is not None:
-            s += f"={py_default(a.default)}"
-        parts.append(s)
+        parts.append(render(a))
+    return parts
+
+
+def signature_text(op, method):
+    """The Python signature shown in TypeErrors: `(Tensor input, Tensor other, *, Number alpha=1)`."""
+    parts = python_params(op, method, lambda a: f"{py_type(a.type)} {a.name}"
+                          + (f"={py_default(a.default)}" if a.default is not None else ""))
     if is_factory(op):
         parts.append("bool requires_grad=False")
     return "(" + ", ".join(parts) + ")"
@@ -249,19 +254,9 @@ def groups(ops):
 
 
 def stub_params(op, method):
-    parts, kw = [], False
-    if method:
-        parts.append("self")
-    for a in op.schema.args:
-        if method and a is self_arg(op):
-            continue
-        if a.kwarg_only and not kw:
-            parts.append("*")
-            kw = True
-        s = f"{a.name}{'_' if keyword.iskeyword(a.name) else ''}: {py_type(a.type)}"
-        if a.default is not None:
-            s += " = ..."
-        parts.append(s)
+    parts = ["self"] if method else []
+    parts += python_params(op, method, lambda a: f"{a.name}{'_' if keyword.iskeyword(a.name) else ''}: "
+                           f"{py_type(a.type)}" + (" = ..." if a.default is not None else ""))
     if is_factory(op):
         parts.append("requires_grad: bool = ...")
     return ", ".join(parts)
