@@ -15,6 +15,7 @@
 
 #include "BindingsDecl.h"
 #include "arg_parser.h"
+#include "bind_areas.h"
 
 namespace nb = nanobind;
 using namespace ember::python;
@@ -404,4 +405,7 @@ NB_MODULE(_C, m) {
     Py_DECREF(descr);
     if (rc != 0) throw nb::python_error();
   }
+
+  bind_autograd(m);
+  bind_interop(m);
 }

@@ -1,0 +1,8 @@
+// See bind_areas.h.
+#include "bind_areas.h"
+
+namespace nb = nanobind;
+
+namespace ember::python {
+void bind_autograd(nb::module_& m) { (void)m; }
+}  // namespace ember::python
