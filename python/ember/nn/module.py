@@ -1,0 +1,503 @@
+"""ember.nn.Module: the base of every layer and model.
+
+A Module registers what is assigned to its attributes: a Parameter goes to _parameters, a Module to
+_modules, and a tensor assigned to a registered buffer name (or wrapped in Buffer) to _buffers. The
+walks (parameters(), modules(), state_dict(), ...) visit these dicts in assignment order.
+"""
+import collections
+import itertools
+
+from .. import _C
+from .._C import Tensor
+from .parameter import Parameter, Buffer, _forget
+
+_IncompatibleKeys = collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+class RemovableHandle:
+    """Returned by register_*_hook: handle.remove() takes the hook out again."""
+    _next_id = itertools.count()
+
+    def __init__(self, hooks):
+        self._hooks = hooks
+        self.id = next(RemovableHandle._next_id)
+
+    def remove(self):
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _addindent(text, spaces):
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return text
+    return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
+
+
+class Module:
+    """Base class of layers and models: subclass it, create the layers in __init__ (after
+    super().__init__()) and write forward(); call the module to run forward with its hooks."""
+
+    training: bool
+    _version = 1
+
+    def __init__(self):
+        s = object.__setattr__
+        s(self, "training", True)
+        s(self, "_parameters", {})
+        s(self, "_buffers", {})
+        s(self, "_non_persistent_buffers", set())
+        s(self, "_modules", {})
+        s(self, "_forward_pre_hooks", {})
+        s(self, "_forward_hooks", {})
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f'[Module] {type(self).__name__} is missing the required "forward" function')
+
+    # ------------------------------------------------------------ registration
+    def _check_name(self, name, kind):
+        if "_parameters" not in self.__dict__:
+            raise AttributeError(f"[Module] cannot assign {kind} before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"[Module] {kind} name should be a string, got {type(name).__name__}")
+        if name == "" or "." in name:
+            raise KeyError(f'[Module] {kind} name can\'t be empty or contain ".", got "{name}"')
+
+    def register_parameter(self, name, param):
+        """Adds param (a Parameter, or None for an absent one) under name."""
+        self._check_name(name, "parameter")
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f'[Module] attribute "{name}" already exists')
+        if param is not None and not isinstance(param, Tensor):
+            raise TypeError(f'[Module] cannot assign {type(param).__name__} as parameter "{name}" '
+                            "(ember.nn.Parameter or None expected)")
+        if param is not None:
+            _forget(param)
+        self._parameters[name] = param
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """Adds a tensor that is state but not trained (e.g. running statistics); persistent=False
+        keeps it out of state_dict()."""
+        self._check_name(name, "buffer")
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f'[Module] attribute "{name}" already exists')
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f'[Module] cannot assign {type(tensor).__name__} as buffer "{name}" '
+                            "(ember.Tensor or None expected)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers.discard(name)
+        else:
+            self._non_persistent_buffers.add(name)
+
+    def add_module(self, name, module):
+        """Adds a child module under name (None for an absent one)."""
+        self._check_name(name, "module")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f'[Module] attribute "{name}" already exists')
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"[Module] {type(module).__name__} is not a Module subclass")
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def __getattr__(self, name):
+        # Called only when normal lookup fails: the registered names live in the three dicts.
+        d = self.__dict__
+        for store in ("_parameters", "_buffers", "_modules"):
+            if store in d and name in d[store]:
+                return d[store][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        params = d.get("_parameters")
+
+        def drop(*stores):
+            for store in stores:
+                if store in d:
+                    d[store].pop(name, None)
+            d.pop(name, None)
+
+        if isinstance(value, Buffer):
+            drop("_parameters", "_modules")
+            self.register_buffer(name, value.data, value.persistent)
+        elif isinstance(value, Parameter) and not (params is not None and name in d["_buffers"]):
+            if params is None:
+                raise AttributeError("[Module] cannot assign parameters before Module.__init__() call")
+            drop("_buffers", "_modules")
+            d["_non_persistent_buffers"].discard(name)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            # A registered parameter takes only a tensor (kept as the parameter) or None.
+            if value is not None and not (isinstance(value, Tensor) and value.is_leaf):
+                raise TypeError(f'[Module] cannot assign {_type_name(value)} as parameter "{name}" '
+                                "(ember.nn.Parameter or None expected)")
+            self.register_parameter(name, value)
+        elif isinstance(value, Module):
+            if params is None:
+                raise AttributeError("[Module] cannot assign module before Module.__init__() call")
+            drop("_parameters", "_buffers")
+            self._modules[name] = value
+        elif "_modules" in d and name in d["_modules"]:
+            if value is not None:
+                raise TypeError(f'[Module] cannot assign {_type_name(value)} as child module "{name}" '
+                                "(ember.nn.Module or None expected)")
+            self._modules[name] = None
+        elif "_buffers" in d and name in d["_buffers"]:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f'[Module] cannot assign {_type_name(value)} as buffer "{name}" '
+                                "(ember.Tensor or None expected)")
+            self._buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        for store in ("_parameters", "_buffers", "_modules"):
+            if name in self.__dict__.get(store, ()):
+                del self.__dict__[store][name]
+                self._non_persistent_buffers.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self):
+        keys = set(super().__dir__())
+        for store in ("_parameters", "_buffers", "_modules"):
+            keys.update(self.__dict__.get(store, ()))
+        return sorted(keys)
+
+    def get_submodule(self, target):
+        """The module at a dotted path ("" is self): model.get_submodule("features.0")."""
+        mod = self
+        if target == "":
+            return mod
+        for part in target.split("."):
+            if part not in mod._modules or mod._modules[part] is None:
+                raise AttributeError(f"[get_submodule] {type(mod).__name__} has no submodule `{part}` (in '{target}')")
+            mod = mod._modules[part]
+        return mod
+
+    def get_parameter(self, target):
+        """The parameter at a dotted path: model.get_parameter("fc.weight")."""
+        mod_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(mod_path)
+        if name not in mod._parameters:
+            raise AttributeError(f"[get_parameter] {type(mod).__name__} has no parameter `{name}` (in '{target}')")
+        return mod._parameters[name]
+
+    def get_buffer(self, target):
+        """The buffer at a dotted path: model.get_buffer("bn.running_mean")."""
+        mod_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(mod_path)
+        if name not in mod._buffers:
+            raise AttributeError(f"[get_buffer] {type(mod).__name__} has no buffer `{name}` (in '{target}')")
+        return mod._buffers[name]
+
+    # ------------------------------------------------------------ walks
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """(name, module) for self and every descendant, depth first; a module reachable twice comes once."""
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if id(self) in memo:
+                return
+            memo.add(id(self))
+        yield prefix, self
+        for name, child in self._modules.items():
+            if child is None:
+                continue
+            yield from child.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
+
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self):
+        seen = set()
+        for name, child in self._modules.items():
+            if child is not None and id(child) not in seen:
+                seen.add(id(child))
+                yield name, child
+
+    def children(self):
+        for _, m in self.named_children():
+            yield m
+
+    def _named_members(self, store, prefix, recurse, remove_duplicate):
+        seen = set()
+        mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        for mod_prefix, mod in mods:
+            for name, value in getattr(mod, store).items():
+                if value is None or (remove_duplicate and id(value) in seen):
+                    continue
+                if remove_duplicate:
+                    seen.add(id(value))
+                yield mod_prefix + ("." if mod_prefix else "") + name, value
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        """(dotted name, parameter) pairs; a parameter shared by two modules comes once."""
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse=True):
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse=True):
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    # ------------------------------------------------------------ modes and state
+    def train(self, mode=True):
+        """Sets training mode on self and every descendant (dropout drops, batch norm uses batch statistics)."""
+        if not isinstance(mode, bool):
+            raise ValueError("[train] training mode is expected to be a bool")
+        for m in self.modules():
+            object.__setattr__(m, "training", mode)
+        return self
+
+    def eval(self):
+        """train(False)."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        """Clears every parameter's .grad (to None, or zeroed in place with set_to_none=False)."""
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                g = p.grad.detach()
+                g.zero_()
+                p.grad = g
+
+    def apply(self, fn):
+        """Calls fn on every descendant and then on self (children first); returns self."""
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    def _apply(self, fn):
+        """Replaces each parameter and buffer t by fn(t) where that gives a different tensor.
+        A replaced parameter is a new tensor: make the optimizer after moving the model."""
+        for m in self.modules():
+            for name, p in list(m._parameters.items()):
+                if p is None:
+                    continue
+                with _C_no_grad():
+                    q = fn(p)
+                if q is p or _same_tensor(q, p):
+                    continue
+                new = Parameter(q, requires_grad=p.requires_grad)
+                if p.grad is not None:
+                    with _C_no_grad():
+                        new.grad = fn(p.grad)
+                m._parameters[name] = new
+                _forget(new)
+            for name, b in list(m._buffers.items()):
+                if b is not None:
+                    m._buffers[name] = fn(b)
+        return self
+
+    def to(self, *args, **kwargs):
+        """Moves and/or casts the parameters and buffers: to(device), to(dtype), to(device, dtype).
+        Only floating-point tensors change dtype (integer buffers keep theirs)."""
+        device = kwargs.pop("device", None)
+        dtype = kwargs.pop("dtype", None)
+        kwargs.pop("non_blocking", None)
+        if kwargs:
+            raise TypeError(f"[Module.to] unexpected keyword argument(s) {sorted(kwargs)}")
+        for a in args:
+            if isinstance(a, _C.dtype):
+                dtype = a
+            elif isinstance(a, (str, _C.device)):
+                device = a
+            elif isinstance(a, Tensor):
+                device, dtype = a.device, a.dtype
+            else:
+                raise TypeError(f"[Module.to] expected a device or dtype, got {type(a).__name__}")
+        if dtype is not None and not dtype.is_floating_point:
+            raise TypeError(f"[Module.to] nn.Module.to only accepts floating point dtypes, but got {dtype}")
+
+        def convert(t):
+            want = dtype if (dtype is not None and t.is_floating_point()) else t.dtype
+            if device is None:
+                return t if want == t.dtype else t.to(want)
+            return t.to(device, want)
+
+        return self._apply(convert)
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def cuda(self, device=None):
+        return self.to("cuda" if device is None else f"cuda:{int(device)}" if isinstance(device, int) else device)
+
+    def float(self):
+        return self.to(_C.float32)
+
+    def double(self):
+        return self.to(_C.float64)
+
+    def half(self):
+        return self.to(_C.float16)
+
+    def bfloat16(self):
+        return self.to(_C.bfloat16)
+
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        """The parameters and persistent buffers by dotted name, in registration order; detached unless
+        keep_vars."""
+        if args:  # the old positional spelling state_dict(destination, prefix, keep_vars)
+            destination = args[0]
+            if len(args) > 1:
+                prefix = args[1]
+            if len(args) > 2:
+                keep_vars = args[2]
+        if destination is None:
+            destination = collections.OrderedDict()
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers:
+                destination[prefix + name] = b if keep_vars else b.detach()
+        for name, child in self._modules.items():
+            if child is not None:
+                child.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        return destination
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copies the tensors of state_dict into this module's parameters and persistent buffers.
+
+        Every size must match. With strict (the default), a name missing from state_dict or one
+        state_dict has that the module lacks is an error too; otherwise they are returned as
+        (missing_keys, unexpected_keys). assign=True replaces the tensors instead of copying into them.
+        """
+        if not hasattr(state_dict, "items"):
+            raise TypeError(f"[load_state_dict] expected a dict-like object, got {type(state_dict).__name__}")
+        own = {}
+        for mod_prefix, mod in self.named_modules(remove_duplicate=False):
+            base = mod_prefix + "." if mod_prefix else ""
+            for name, p in mod._parameters.items():
+                if p is not None:
+                    own[base + name] = (mod, "_parameters", name, p)
+            for name, b in mod._buffers.items():
+                if b is not None and name not in mod._non_persistent_buffers:
+                    own[base + name] = (mod, "_buffers", name, b)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        for key, (mod, store, name, t) in own.items():
+            if key not in state_dict:
+                continue
+            src = state_dict[key]
+            if not isinstance(src, Tensor):
+                errors.append(f'While copying the parameter named "{key}", expected a Tensor in state_dict, '
+                              f"got {type(src).__name__}.")
+                continue
+            if tuple(src.shape) != tuple(t.shape):
+                errors.append(f"size mismatch for {key}: copying a param with shape {list(src.shape)} from "
+                              f"checkpoint, the shape in current model is {list(t.shape)}.")
+                continue
+            if assign:
+                if store == "_parameters":
+                    new = Parameter(src, requires_grad=t.requires_grad)
+                    _forget(new)
+                    mod._parameters[name] = new
+                else:
+                    mod._buffers[name] = src
+            else:
+                with _C_no_grad():
+                    t.copy_(src)
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ".")
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ".")
+        if errors:
+            raise RuntimeError(f"[load_state_dict] Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                               + "\n\t".join(errors))
+        return _IncompatibleKeys(missing, unexpected)
+
+    # ------------------------------------------------------------ calling
+    def register_forward_pre_hook(self, hook):
+        """hook(module, args) runs before forward; returning a value (a tuple, or one argument)
+        replaces the positional arguments."""
+        handle = RemovableHandle(self._forward_pre_hooks)
+        self._forward_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_forward_hook(self, hook):
+        """hook(module, args, output) runs after forward; returning a value replaces the output."""
+        handle = RemovableHandle(self._forward_hooks)
+        self._forward_hooks[handle.id] = hook
+        return handle
+
+    def __call__(self, *args, **kwargs):
+        if not self._forward_pre_hooks and not self._forward_hooks:
+            return self.forward(*args, **kwargs)
+        for hook in list(self._forward_pre_hooks.values()):
+            r = hook(self, args)
+            if r is not None:
+                args = r if isinstance(r, tuple) else (r,)
+        out = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks.values()):
+            r = hook(self, args, out)
+            if r is not None:
+                out = r
+        return out
+
+    # ------------------------------------------------------------ printing
+    def extra_repr(self):
+        """The text inside this module's parentheses in repr (its settings); subclasses override."""
+        return ""
+
+    def _get_name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        lines = []
+        extra = self.extra_repr()
+        if extra:
+            lines.extend(extra.split("\n"))
+        for name, child in self._modules.items():
+            lines.append(f"({name}): " + _addindent(repr(child), 2))
+        if not lines:
+            return self._get_name() + "()"
+        if len(lines) == 1 and not self._modules:
+            return f"{self._get_name()}({lines[0]})"
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
+
+def _type_name(v):
+    return "ember.Tensor" if isinstance(v, Tensor) else f"'{type(v).__name__}'"
+
+
+def _same_tensor(a, b):
+    return (isinstance(a, Tensor) and a.dtype == b.dtype and a.device == b.device
+            and a.data_ptr() == b.data_ptr() and a.shape == b.shape and a.stride() == b.stride())
+
+
+class _C_no_grad:
+    def __enter__(self):
+        self._prev = _C.is_grad_enabled()
+        _C._set_grad_enabled(False)
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self._prev)
+        return False
