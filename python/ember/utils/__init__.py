@@ -1,0 +1,2 @@
+"""ember.utils: ember.utils.data (datasets and the DataLoader)."""
+from . import data
