@@ -169,3 +169,6 @@ class set_grad_enabled(_GradMode):
     def __exit__(self, *exc):
         _set_grad_enabled(self._prev)
         return False
+
+# The pure-Python packages (ember.nn, ember.optim, ember.utils.data) use the names above.
+from . import nn, optim, utils  # noqa: E402
