@@ -170,5 +170,16 @@ class set_grad_enabled(_GradMode):
         _set_grad_enabled(self._prev)
         return False
 
+    def __call__(self, fn):
+        # As a decorator it sets the mode only while fn runs, not from the decoration on.
+        _set_grad_enabled(self._prev)
+        mode = self._enabled
+
+        @_functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with set_grad_enabled(mode):
+                return fn(*args, **kwargs)
+        return wrapper
+
 # The pure-Python packages (ember.nn, ember.optim, ember.utils.data) use the names above.
 from . import nn, optim, utils  # noqa: E402
