@@ -13,6 +13,7 @@
 // are released under PyGILState_Ensure.
 #include "bind_areas.h"
 
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -20,6 +21,7 @@
 
 #include <ATen/core/GradMode.h>
 #include <torch/autograd.h>
+#include <torch/csrc/autograd/gradcheck.h>
 
 #include "arg_parser.h"
 
@@ -427,6 +429,63 @@ void bind_autograd(nb::module_& m) {
       .def_prop_ro("next_functions", [](FunctionBase& f) { return next_functions(*f.lock("next_functions")); });
 
   m.def("_function_apply", &function_apply, nb::arg("cls"), nb::arg("ctx"), nb::arg("args"));
+
+  // ---- Tensor.backward with PyTorch's full signature (inputs=: accumulate only into these)
+  tensor.attr("backward") = nb::cpp_function(
+      [](const at::Tensor& t, std::optional<at::Tensor> gradient, std::optional<bool> retain_graph, bool create_graph,
+         nb::handle inputs) {
+        variable_list in;
+        if (!inputs.is_none()) {
+          if (is_tensor(inputs.ptr())) {
+            in.push_back(unpack(inputs.ptr()));
+          } else {
+            for (nb::handle x : inputs) {
+              if (!is_tensor(x.ptr()))
+                raise_type_error("[backward] expected inputs to be a Tensor or a sequence of Tensors; got an item of "
+                                 "type " + type_name(x.ptr()));
+              in.push_back(unpack(x.ptr()));
+            }
+          }
+          EMBER_CHECK(!in.empty(), "[backward] expected a non-empty inputs (or None for every leaf)");
+        }
+        nb::gil_scoped_release nogil;
+        torch::autograd::backward({t}, gradient ? variable_list{*gradient} : variable_list{}, retain_graph,
+                                  create_graph, in);
+      },
+      nb::is_method(), nb::name("backward"), nb::arg("gradient") = nb::none(), nb::arg("retain_graph") = nb::none(),
+      nb::arg("create_graph") = false, nb::arg("inputs") = nb::none(),
+      "Accumulates the gradient of this tensor into the leaves' .grad (only into `inputs` if given).");
+
+  // ---- anomaly mode, gradcheck (python/ember/autograd/anomaly_mode.py, gradcheck.py)
+  m.def("_set_detect_anomaly", [](bool v) { torch::autograd::AnomalyMode::set_enabled(v); });
+  m.def("_is_anomaly_enabled", [] { return torch::autograd::AnomalyMode::is_enabled(); });
+  // fn(list of tensors) -> list of tensors, called with the GIL held; the check itself runs without it.
+  m.def("_gradcheck", [](nb::handle fn, const variable_list& inputs, double eps, double atol, double rtol,
+                         bool second_order) {
+    torch::autograd::GradcheckFn call = [fn](const variable_list& xs) {
+      nb::gil_scoped_acquire gil;
+      nb::object r = nb::borrow(fn)(nb::steal(wrap(xs)));
+      variable_list out;
+      for (nb::handle x : r) {
+        if (!is_tensor(x.ptr()))
+          raise_type_error("[gradcheck] expected the function to return Tensors; got " + type_name(x.ptr()));
+        out.push_back(unpack(x.ptr()));
+      }
+      return out;
+    };
+    torch::autograd::GradcheckOptions opts;
+    opts.eps = eps;
+    opts.atol = atol;
+    opts.rtol = rtol;
+    std::string report;
+    bool ok;
+    {
+      nb::gil_scoped_release nogil;
+      ok = second_order ? torch::autograd::gradgradcheck(call, inputs, opts, &report)
+                        : torch::autograd::gradcheck(call, inputs, opts, &report);
+    }
+    return nb::make_tuple(ok, report);
+  });
 }
 
 }  // namespace ember::python

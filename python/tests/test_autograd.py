@@ -670,3 +670,61 @@ def test_grad_mode_decorators():
     assert not ember.is_grad_enabled()
     ember.set_grad_enabled(True)
     assert ember.is_grad_enabled()
+
+
+# ---------------------------------------------------------------- backward(inputs=), gradcheck, anomaly mode
+
+def test_backward_inputs_accumulates_only_there():
+    a, b = f64([1.0, 2.0], requires_grad=True), f64([3.0, 4.0], requires_grad=True)
+    (a * b).sum().backward(inputs=[b])
+    assert a.grad is None and b.grad.tolist() == [1.0, 2.0]
+    (a * b).sum().backward(inputs=a)
+    assert a.grad.tolist() == [3.0, 4.0]
+    with pytest.raises(TypeError, match=r"^\[backward\] expected inputs to be a Tensor or a sequence of Tensors"):
+        (a * b).sum().backward(inputs=[a, 1])
+
+
+def test_gradcheck_accepts_right_and_rejects_wrong_backward():
+    x = f64([0.7, -1.3, 2.1], requires_grad=True)
+    y = f64([1.1, 0.4, -0.9], requires_grad=True)
+    assert ember.autograd.gradcheck(Blend.apply, (x, y))
+    assert ember.autograd.gradcheck(lambda t: (t.sin() * t, t.exp()), [x])
+    assert ember.autograd.gradgradcheck(Cube.apply, (x,))
+
+    class Wrong(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 3  # should be 2x
+
+    assert ember.autograd.gradcheck(Wrong.apply, (x,), raise_exception=False) is False
+    with pytest.raises(ember.autograd.GradcheckError, match=r"^\[gradcheck\] Jacobian mismatch"):
+        ember.autograd.gradcheck(Wrong.apply, (x,))
+    with pytest.raises(RuntimeError, match=r"^\[gradcheck\] inputs should be float64"):
+        ember.autograd.gradcheck(lambda t: t * 2, [ember.tensor([1.0], requires_grad=True)])
+
+
+def test_detect_anomaly_names_the_node():
+    x = f64([0.0, 1.0], requires_grad=True)
+    assert not ember.autograd.is_anomaly_enabled()
+    (x.log() * 0).sum().backward()  # 0 * inf: a NaN gradient, unnoticed without anomaly mode
+    assert math.isnan(x.grad.tolist()[0])
+    with ember.autograd.detect_anomaly():
+        assert ember.autograd.is_anomaly_enabled()
+        with pytest.raises(RuntimeError, match=r"^\[autograd\] expected NaN-free gradients from 'LogBackward0'"):
+            (x.log() * 0).sum().backward()
+    assert not ember.autograd.is_anomaly_enabled()
+
+    @ember.autograd.detect_anomaly()
+    def run():
+        (x.log() * 0).sum().backward()
+
+    with pytest.raises(RuntimeError, match="LogBackward0"):
+        run()
+    ember.autograd.set_detect_anomaly(True)
+    assert ember.autograd.is_anomaly_enabled()
+    ember.autograd.set_detect_anomaly(False)
+    assert not ember.autograd.is_anomaly_enabled()
