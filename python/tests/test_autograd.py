@@ -728,3 +728,108 @@ def test_detect_anomaly_names_the_node():
     assert ember.autograd.is_anomaly_enabled()
     ember.autograd.set_detect_anomaly(False)
     assert not ember.autograd.is_anomaly_enabled()
+
+
+# ---------------------------------------------------------------- more of ctx
+
+class SinCosLazy(SinCos):
+    """SinCos without materialized gradients: an output with no gradient arrives as None."""
+    got = []
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(x)
+        return x.sin(), x.cos()
+
+    @staticmethod
+    def backward(ctx, g_sin, g_cos):
+        SinCosLazy.got.append((g_sin is None, g_cos is None))
+        (x,) = ctx.saved_tensors
+        return g_sin * x.cos()
+
+
+def test_function_set_materialize_grads():
+    xs = [0.4, 1.7]
+    x = f64(xs, requires_grad=True)
+    s, _ = SinCosLazy.apply(x)
+    s.sum().backward()
+    assert SinCosLazy.got == [(False, True)] and x.grad.tolist() == approx([math.cos(v) for v in xs])
+
+
+class DoubleInPlace(Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.mul_(2)
+        ctx.mark_dirty(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2
+
+
+def test_function_mark_dirty():
+    a = f64([1.0, 3.0], requires_grad=True)
+    b = a * 1
+    out = DoubleInPlace.apply(b)
+    assert out.tolist() == [2.0, 6.0] and b.tolist() == [2.0, 6.0]
+    assert b.grad_fn.name() == "DoubleInPlaceBackward"  # b itself now comes from the Function
+    (b * b).sum().backward()
+    # d/da (2a)^2 = 8a
+    assert a.grad.tolist() == [8.0, 24.0]
+    with pytest.raises(RuntimeError, match=r"^\[DoubleInPlaceBackward\]"):
+        DoubleInPlace.apply(f64([1.0], requires_grad=True))  # a leaf that requires grad
+
+
+class Mul(Function):
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        return x * y
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        return grad * y, grad * x
+
+
+def test_function_saved_input_modified_in_place_is_detected():
+    x = f64([1.0, 2.0], requires_grad=True)
+    w = f64([3.0, 4.0])
+    z = Mul.apply(x, w)
+    w.add_(1)  # after it was saved
+    with pytest.raises(RuntimeError, match=r"^\[autograd\] expected MulBackward's saved input"):
+        z.sum().backward()
+
+
+def test_function_node_and_ctx_are_freed_with_the_outputs():
+    import gc
+    import weakref
+
+    class Twice(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.big = ember.zeros(1000, dtype=ember.float64)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+
+    x = f64([1.0], requires_grad=True)
+    y = Twice.apply(x)
+    ctx = weakref.ref(y.grad_fn)
+    node = weakref.ref(y.grad_fn)
+    z = y * 3
+    del y
+    gc.collect()
+    assert ctx() is not None  # z's graph still holds it
+    del z
+    gc.collect()
+    assert ctx() is None and node() is None
+    x2 = f64([1.0])  # no input requires grad: no node, the ctx goes at once
+    Twice.apply(x2)
+    gc.collect()
+    with pytest.raises(RuntimeError, match=r"^\[name\] expected the ctx of a Function call whose graph is still alive"):
+        Twice._backward_cls().name()

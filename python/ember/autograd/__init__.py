@@ -2,9 +2,10 @@
 
 grad() and backward() run the engine; Function (function.py) defines operations with a Python
 backward; graph.Node is the type of every grad_fn; gradcheck compares gradients with finite
-differences; detect_anomaly makes backward raise at the first NaN gradient. Tensor hooks (Tensor.register_hook), grad_fn,
-retain_grad and .grad are methods of ember.Tensor (python/src/autograd.cpp). The grad-mode context
-managers are ember's (ember.autograd.no_grad is ember.no_grad).
+differences; detect_anomaly makes backward raise at the first NaN gradient. Tensor hooks
+(Tensor.register_hook), grad_fn, retain_grad and .grad are methods of ember.Tensor
+(python/src/autograd.cpp). The grad-mode context managers are ember's (ember.autograd.no_grad is
+ember.no_grad).
 """
 from .. import _C
 from .._C import Tensor
