@@ -90,9 +90,11 @@ bool gradcheck(const GradcheckFn& fn, const variable_list& inputs, const Gradche
     }
   }
   // Analytical Jacobian rows: one backward per output element.
+  // The report names the worst element: the largest error among the failing ones when any fails,
+  // else the largest error overall.
   double worst = 0;
   std::string where;
-  bool ok = true;
+  bool ok = true, where_bad = false;
   variable_list wrt_inputs;
   for (size_t i : wrt) wrt_inputs.push_back(inputs[i]);
   for (size_t o = 0; o < outs.size(); ++o) {
@@ -114,14 +116,14 @@ bool gradcheck(const GradcheckFn& fn, const variable_list& inputs, const Gradche
           double bound = opts.atol + opts.rtol * std::fabs(nu);
           bool bad = !(err <= bound);  // NaN fails
           if (bad) ok = false;
-          if (bad || err > worst) {
-            if (bad || where.empty() || err > worst) {
-              worst = std::isnan(err) ? INFINITY : err;
-              std::ostringstream os;
-              os << "output " << o << " element " << j << ", input " << i << " element " << k << ": analytical " << an
-                 << ", numerical " << nu << ", |difference| " << err << " (tolerance " << bound << ")";
-              where = os.str();
-            }
+          const double e = std::isnan(err) ? INFINITY : err;
+          if (where.empty() || (bad && !where_bad) || (bad == where_bad && e > worst)) {
+            worst = e;
+            where_bad = bad;
+            std::ostringstream os;
+            os << "output " << o << " element " << j << ", input " << i << " element " << k << ": analytical " << an
+               << ", numerical " << nu << ", |difference| " << err << " (tolerance " << bound << ")";
+            where = os.str();
           }
         }
       }
