@@ -144,6 +144,26 @@ class ModuleList(Module):
     def forward(self, *args, **kwargs):
         raise NotImplementedError("[ModuleList] is not callable: iterate over it in your forward")
 
+    def __repr__(self):
+        # Runs of consecutive children that print alike are folded: "(0-2): 3 x Linear(...)".
+        from .module import _addindent
+        runs = []  # [first, last, text]
+        for i, m in enumerate(self._modules.values()):
+            text = repr(m)
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        if not runs:
+            return "ModuleList()"
+        lines = []
+        for first, last, text in runs:
+            if first == last:
+                lines.append(f"({first}): " + _addindent(text, 2))
+            else:
+                lines.append(f"({first}-{last}): {last - first + 1} x " + _addindent(text, 2))
+        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
+
 
 class ModuleDict(Module):
     """A dict of modules by name, registered in insertion order."""

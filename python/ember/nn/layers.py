@@ -211,15 +211,18 @@ class _BatchNorm(Module):
     _dims = (2, 3)
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
-                 dtype=None):
+                 dtype=None, bias=True):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
+        self.has_bias = affine and bias
         if affine:
             self.weight = Parameter(_empty(num_features, device=device, dtype=dtype))
-            self.bias = Parameter(_empty(num_features, device=device, dtype=dtype))
         else:
             self.register_parameter("weight", None)
+        if self.has_bias:
+            self.bias = Parameter(_empty(num_features, device=device, dtype=dtype))
+        else:
             self.register_parameter("bias", None)
         if track_running_stats:
             self.register_buffer("running_mean", _C.zeros([num_features], dtype=dtype, device=device))
@@ -241,6 +244,7 @@ class _BatchNorm(Module):
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)
+        if self.bias is not None:
             init.zeros_(self.bias)
 
     def forward(self, input):
@@ -259,7 +263,7 @@ class _BatchNorm(Module):
 
     def extra_repr(self):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
+                f"bias={self.has_bias}, track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -299,7 +303,8 @@ class LayerNorm(Module):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+                f"bias={self.bias is not None}")
 
 
 class GroupNorm(Module):

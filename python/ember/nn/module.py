@@ -134,8 +134,8 @@ class Module:
             d["_non_persistent_buffers"].discard(name)
             self.register_parameter(name, value)
         elif params is not None and name in params:
-            # A registered parameter takes only a tensor (kept as the parameter) or None.
-            if value is not None and not (isinstance(value, Tensor) and value.is_leaf):
+            # A registered parameter takes a Parameter, itself again, or None.
+            if value is not None and value is not params[name]:
                 raise TypeError(f'[Module] cannot assign {_type_name(value)} as parameter "{name}" '
                                 "(ember.nn.Parameter or None expected)")
             self.register_parameter(name, value)
