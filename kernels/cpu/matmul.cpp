@@ -10,11 +10,13 @@
 #include <ATen/TensorIterator.h>
 #include <ATen/Utils.h>
 #include <ATen/native/LruCache.h>
+#include <ATen/Parallel.h>
 #include <oneapi/dnnl/dnnl.hpp>
 #include "linear_prepack.h"
 #include "small_sgemm.h"
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -264,20 +266,88 @@ bool dnnl_gemm(const char* op, ScalarType st, const Operand& c, const Operand& a
 // row against a large matrix (a linear layer at batch 1): sgemm's matrix-vector path took 154-184
 // us for 1 x 1024 x 1024 where the primitive took 310-375 us (libtorch 153-185 us; 1 thread); from
 // 8 rows on the primitive is faster again.
+//
+// Note [Aliased leading dimensions]
+// Where oneDNN has no brgemm for float32 (oneDNN 2.x below AVX-512: its matmul primitive is then
+// the same jit sgemm, "gemm:jit"), that sgemm reads some operands in place, unpacked, and an
+// operand whose rows lie a multiple of 1 KiB apart (leading dimension a multiple of 256 floats)
+// maps its rows onto the same cache sets: on a Zen 3 at 1 thread, [64..256, K] by [K, 1024] ran
+// at 43-50 GFLOP/s where [.., K] by [K, 1000] ran at 95, and A^T B with A [1024, 1024] (an LSTM's
+// or a linear layer's weight gradient) at 41 where A B ran at 90; libtorch (MKL) 85-95 for all.
+// The operands read in place are B when not transposed and A when transposed; on those machines
+// every float32 product of at least kPadMinFlops takes sgemm here, and such an operand, when
+// aliased, is first copied to rows kPadFloats longer, into a per-thread buffer kept for the next
+// product (up to kPadKeepBytes; larger copies are tensors, which the allocator's large-block cache
+// serves, Note [Large CPU block cache]). Aliased means a leading dimension that is a multiple of
+// 512 floats for B (at 256 the loss was 10% at most, about what the copy costs) and of 256 for a
+// transposed A (20% lost at 256). With the copies the same shapes ran at 75-98 GFLOP/s (64^3 to
+// 1024^3, every mix of 64, 256 and 1024, plain and transposed A: tools/bench cases and the grid
+// in docs/benchmarks.md). Transposed B and plain A showed no such loss.
 constexpr int64_t kSgemmMin = 512, kSgemvMin = 256;
+constexpr int64_t kPadMinFlops = int64_t{1} << 21, kAliasA = 256, kAliasB = 512, kPadFloats = 16;
+constexpr size_t kPadKeepBytes = size_t{8} << 20;
+
+bool sgemm_only_cpu() {  // oneDNN's matmul is its jit sgemm (no float32 brgemm)
+#if DNNL_VERSION_MAJOR >= 3
+  return false;  // oneDNN 3.x has float32 brgemm for AVX2 too: not measured, keep the primitive
+#else
+  static const bool v = dnnl::get_effective_cpu_isa() < dnnl::cpu_isa::avx512_core;
+  return v;
+#endif
+}
+
+struct PadBuffer {
+  struct Free {
+    void operator()(float* p) const { std::free(p); }
+  };
+  std::unique_ptr<float, Free> data;
+  size_t bytes = 0;
+};
+
+// Copies the [rows, cols] row-major matrix at p (leading dimension ld) to rows of cols + kPadFloats
+// floats, in `buf` (or in `keep` when larger than kPadKeepBytes); p and ld are set to the copy.
+void pad_rows(const void*& p, int64_t rows, int64_t cols, int64_t& ld, PadBuffer& buf, Tensor& keep) {
+  const int64_t dld = cols + kPadFloats;
+  const size_t bytes = static_cast<size_t>(rows * dld) * sizeof(float);
+  float* dst;
+  if (bytes > kPadKeepBytes) {
+    keep = at::empty({rows * dld}, TensorOptions().dtype(kFloat));
+    dst = keep.data_ptr<float>();
+  } else {
+    if (buf.bytes < bytes) {
+      buf.data.reset(static_cast<float*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64)));
+      EMBER_CHECK(buf.data, "[mm] could not allocate ", bytes, " bytes for a padded operand copy");
+      buf.bytes = bytes;
+    }
+    dst = buf.data.get();
+  }
+  const float* src = static_cast<const float*>(p);
+  const int64_t sld = ld;
+  at::parallel_for(0, rows, std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(cols, 1)), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) std::memcpy(dst + r * dld, src + r * sld, static_cast<size_t>(cols) * sizeof(float));
+  });
+  p = dst;
+  ld = dld;
+}
 
 bool dnnl_sgemm_gemm(const Operand& c, const Operand& a, const Operand& b, double alpha, double beta) {
   const int64_t M = a.rows, K = a.cols, N = b.cols;
   const bool large = M >= kSgemmMin && N >= kSgemmMin && K >= kSgemmMin;
   const bool row = M == 1 && N >= kSgemvMin && K >= kSgemvMin;
-  if (c.batch != 1 || !(large || row) || c.sc != 1 || c.sr < N) return false;
+  const bool padded = sgemm_only_cpu() && M * N * K >= kPadMinFlops;  // Note [Aliased leading dimensions]
+  if (c.batch != 1 || !(large || row || padded) || c.sc != 1 || c.sr < N) return false;
   // Operands are row-major (sc == 1, leading dimension sr) or column-major (sr == 1, leading
   // dimension sc), see normalise(); a column-major operand is the transpose of a row-major one.
   const bool ta = a.sc != 1, tb = b.sc != 1;
+  const void *pa = a.data, *pb = b.data;
+  int64_t lda = ta ? a.sc : a.sr, ldb = tb ? b.sc : b.sr;
+  thread_local PadBuffer pad_a, pad_b;
+  Tensor keep_a, keep_b;
+  if (padded && ta && lda % kAliasA == 0 && M > 1) pad_rows(pa, K, M, lda, pad_a, keep_a);
+  if (padded && !tb && ldb % kAliasB == 0 && N > 1) pad_rows(pb, K, N, ldb, pad_b, keep_b);
   const dnnl_status_t status =
-      dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, static_cast<float>(alpha), static_cast<const float*>(a.data),
-                 ta ? a.sc : a.sr, static_cast<const float*>(b.data), tb ? b.sc : b.sr, static_cast<float>(beta),
-                 static_cast<float*>(c.data), c.sr);
+      dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, static_cast<float>(alpha), static_cast<const float*>(pa), lda,
+                 static_cast<const float*>(pb), ldb, static_cast<float>(beta), static_cast<float*>(c.data), c.sr);
   return status == dnnl_success;
 }
 

@@ -188,6 +188,39 @@ TEST_CASE("large float32 products (Note [Large products through oneDNN's sgemm])
   CHECK(max_rel_err(torch::mm(a, b), torch::mm(a, b)) == 0.0);
 }
 
+TEST_CASE("operands whose rows alias in the cache are copied with longer rows (Note [Aliased leading dimensions])", "[matmul]") {
+  // Leading dimensions that are multiples of 512 floats (B) and 256 (transposed A), as full
+  // matrices and as column slices of wider ones, with the copy's kept buffer reused by a smaller
+  // and then a larger product; addmm's beta reads the output; values against the float64
+  // reference. (The copies happen on CPUs where oneDNN's float32 matmul is its jit sgemm, below
+  // AVX-512; elsewhere the same calls check the other paths.)
+  torch::manual_seed(13);
+  struct Case { int64_t m, k, n; };
+  for (Case cs : {Case{64, 96, 1024}, Case{256, 64, 512}, Case{1024, 72, 256}, Case{33, 512, 2048}, Case{256, 256, 256}}) {
+    CAPTURE(cs.m, cs.k, cs.n);
+    auto a = torch::randn({cs.m, cs.k}), b = torch::randn({cs.k, cs.n});
+    auto ref = ember_test::ref::mm(a, b);
+    CHECK(max_rel_err(torch::mm(a, b), ref) < 1e-4);
+    auto at_ = a.t().contiguous().t();  // transposed A, leading dimension m
+    CHECK(max_rel_err(torch::mm(at_, b), ref) < 1e-4);
+    // Column slices: B [k, n - 8] inside rows of n floats; A^T [k, m - 3] inside rows of m.
+    auto bs = b.slice(1, 0, cs.n - 8), as = at_.slice(0, 0, cs.m - 3);
+    CHECK(max_rel_err(torch::mm(as, bs), ref.slice(0, 0, cs.m - 3).slice(1, 0, cs.n - 8)) < 1e-4);
+    auto c = torch::randn({cs.m, cs.n});
+    CHECK(max_rel_err(torch::addmm(c, at_, b, 0.5, -2), ember_test::ref::axpby(c, ref.clone(), 0.5, -2.0)) < 1e-4);
+  }
+  // A NaN row of B reaches every output through the copy; zeroed (with A's column), none.
+  auto a = torch::randn({64, 128}), b = torch::randn({128, 1024});
+  b[5] = std::nan("");
+  auto r = torch::mm(a, b);
+  CHECK(torch::isnan(r).all().item<bool>());
+  a.select(1, 5).zero_();
+  b[5] = 0;
+  auto ok = torch::mm(a, b);
+  CHECK_FALSE(torch::isnan(ok).any().item<bool>());
+  CHECK(max_rel_err(ok, ember_test::ref::mm(a, b)) < 1e-4);
+}
+
 TEST_CASE("one row against a large matrix takes sgemm's matrix-vector path (batch-1 linear)", "[matmul]") {
   // Note [Large products through oneDNN's sgemm]: M == 1 with N, K >= 256. Sizes off the vector
   // widths, a transposed weight (linear's), a strided row, addmm's alpha/beta and NaN in a beta-0
