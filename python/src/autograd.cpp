@@ -347,8 +347,11 @@ void bind_autograd(nb::module_& m) {
   set_property(
       tensor, "grad", nb::cpp_function([](const at::Tensor& t) { return nb::steal(wrap(t.grad())); }),
       nb::cpp_function([](at::Tensor& t, nb::handle g) {
+        // A non-leaf after retain_grad() keeps its gradient in a box its hook accumulates into.
+        torch::autograd::AutogradMeta* meta = torch::autograd::impl::get_autograd_meta(t);
+        at::Tensor& slot = meta && meta->retained_grad_ ? *meta->retained_grad_ : t.mutable_grad();
         if (g.is_none()) {
-          t.mutable_grad().reset();
+          slot.reset();
           return;
         }
         if (!is_tensor(g.ptr())) raise_type_error("[grad] expected a Tensor or None; got " + type_name(g.ptr()));
@@ -359,7 +362,7 @@ void bind_autograd(nb::module_& m) {
                     v.device());
         EMBER_CHECK(v.sizes() == t.sizes(), "[grad] expected a gradient of shape ", t.sizes(),
                     " (the tensor's); got ", v.sizes());
-        t.mutable_grad() = v;
+        slot = v;
       }, nb::arg("self"), nb::arg("grad").none()),
       "The accumulated gradient (None until a backward pass reaches this leaf, or after retain_grad()).");
 

@@ -609,6 +609,13 @@ def test_retain_grad_on_a_non_leaf():
     assert y.grad.tolist() == [4.0, 4.0] and x.grad.tolist() == approx([8 * v for v in xs])
     (y * 4).sum().backward()  # accumulates like a leaf's
     assert y.grad.tolist() == [8.0, 8.0]
+    y.grad = None  # the retained gradient can be reset and assigned like a leaf's
+    assert y.grad is None
+    z = x * x
+    z.retain_grad()
+    z.grad = f64([5.0, 5.0])
+    (z * 4).sum().backward()
+    assert z.grad.tolist() == [9.0, 9.0]
     x.retain_grad()  # on a leaf: nothing to do
     assert not x.retains_grad
     with pytest.raises(RuntimeError, match=r"^\[retain_grad\] expected a tensor that requires grad"):
