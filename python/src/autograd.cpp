@@ -127,6 +127,7 @@ struct PyNode : torch::autograd::CppNodeBase {
   Py_ssize_t n_outputs = 0;            // items forward returned (1 for a single Tensor)
   bool tuple_output = false;           // forward returned a tuple
   std::vector<Py_ssize_t> tensor_pos;  // where forward's tensor outputs sit among them
+  std::vector<bool> needs_input_grad;  // per argument of apply: a tensor that requires grad
 
   std::string name() const override { return name_; }
   variable_list apply(variable_list&& grads) override {
@@ -201,12 +202,10 @@ nb::object function_apply(nb::handle cls, nb::handle ctx_obj, nb::tuple args) {
   fb.node = node;
   variable_list inputs;
   for (nb::handle a : args) {
-    if (is_tensor(a.ptr())) {
-      inputs.push_back(unpack(a.ptr()));
-      node->is_variable_input_.push_back(true);
-    } else {
-      node->is_variable_input_.push_back(false);
-    }
+    const bool t = is_tensor(a.ptr());
+    if (t) inputs.push_back(unpack(a.ptr()));
+    node->is_variable_input_.push_back(t);
+    node->needs_input_grad.push_back(t && unpack(a.ptr()).requires_grad());
   }
   node->prepare(inputs);
 
@@ -420,12 +419,12 @@ void bind_autograd(nb::module_& m) {
                     "during forward");
         return nb::steal(wrap(n->ctx_.get_saved_variables()));
       })
+      // As PyTorch: which arguments are tensors that required grad when apply() was called (under
+      // no_grad too, where nothing is recorded).
       .def_prop_ro("needs_input_grad", [](FunctionBase& f) {
         auto n = f.lock("needs_input_grad");
         nb::list out;
-        size_t edge = 0;
-        for (bool is_var : n->is_variable_input_)
-          out.append(is_var ? n->should_compute_output(edge++) : false);
+        for (bool b : n->needs_input_grad) out.append(b);
         return nb::tuple(out);
       })
       .def("name", [](FunctionBase& f) { return f.lock("name")->name(); })

@@ -207,6 +207,12 @@ def test_function_no_input_requires_grad_records_nothing():
     x = f64([1.0])
     y = Exp.apply(x)
     assert not y.requires_grad and y.grad_fn is None and y.tolist() == approx([math.e])
+    # under no_grad nothing is recorded either; needs_input_grad still says which inputs require
+    # grad (PyTorch: (True, False) for ScaleShift.apply(x, 2.0) with x requiring grad)
+    x.requires_grad = True
+    with ember.no_grad():
+        z = ScaleShift.apply(x, 2.0)
+    assert not z.requires_grad and z.grad_fn is None and ScaleShift.seen["needs"] == (True, False)
 
 
 class SinCos(Function):
