@@ -848,3 +848,60 @@ def test_function_node_and_ctx_are_freed_with_the_outputs():
     gc.collect()
     with pytest.raises(RuntimeError, match=r"^\[name\] expected the ctx of a Function call whose graph is still alive"):
         Twice._backward_cls().name()
+
+
+# ---------------------------------------------------------------- ember.autograd.functional
+AF = ember.autograd.functional
+
+
+def poly(x):
+    """f(x) = [x0 x1, x0 + x1^3]; J = [[x1, x0], [1, 3 x1^2]]."""
+    return ember.stack([x[0] * x[1], x[0] + x[1] ** 3])
+
+
+def test_jacobian_tensor_and_tuples():
+    x = f64([2.0, 3.0])
+    assert AF.jacobian(poly, x).tolist() == [[3.0, 2.0], [1.0, 27.0]]
+    a, b = f64([1.0, 2.0]), f64([3.0, 5.0])
+    ja, jb = AF.jacobian(lambda p, q: p * q, (a, b))  # elementwise: diagonal Jacobians
+    assert ja.tolist() == [[3.0, 0.0], [0.0, 5.0]] and jb.tolist() == [[1.0, 0.0], [0.0, 2.0]]
+    (j_sum,), (j_prod,) = AF.jacobian(lambda p: (p.sum(), p.prod()), (a,))
+    assert j_sum.tolist() == [1.0, 1.0] and j_prod.tolist() == [2.0, 1.0]
+    m = f64([[1.0, 2.0], [3.0, 4.0]])
+    j = AF.jacobian(lambda t: t * t, m)  # shape out.shape + in.shape, 2 t on the diagonal
+    assert tuple(j.shape) == (2, 2, 2, 2) and j[1, 0, 1, 0].item() == 6.0 and j[1, 0, 0, 1].item() == 0.0
+
+
+def test_hessian_vjp_jvp_hvp():
+    x = f64([2.0, 3.0])
+
+    def f(t):  # x0^2 x1 + x1^3: H = [[2 x1, 2 x0], [2 x0, 6 x1]] = [[6, 4], [4, 18]]
+        return t[0] ** 2 * t[1] + t[1] ** 3
+
+    assert AF.hessian(f, x).tolist() == [[6.0, 4.0], [4.0, 18.0]]
+    v = f64([1.0, -1.0])
+    out, vj = AF.vjp(poly, x, v)  # v^T J = [3 - 1, 2 - 27]
+    assert out.tolist() == [6.0, 29.0] and vj.tolist() == [2.0, -25.0]
+    out, jv = AF.jvp(poly, x, v)  # J v = [3 - 2, 1 - 27]
+    assert jv.tolist() == [1.0, -26.0] and not jv.requires_grad
+    out, hv = AF.hvp(f, x, v)  # H v = [6 - 4, 4 - 18]
+    assert out.item() == 39.0 and hv.tolist() == [2.0, -14.0]
+    _, vh = AF.vhp(f, x, v)
+    assert vh.tolist() == [2.0, -14.0]
+    with ember.no_grad():  # differentiates under no_grad too
+        assert AF.jacobian(poly, x).tolist() == [[3.0, 2.0], [1.0, 27.0]]
+
+
+def test_functional_create_graph_and_errors():
+    x = f64([2.0, 3.0], requires_grad=True)
+    j = AF.jacobian(poly, x, create_graph=True)
+    assert j.requires_grad
+    (g,) = ember.autograd.grad(j[1, 1], x)  # d(3 x1^2)/dx = [0, 6 x1]
+    assert g.tolist() == [0.0, 18.0]
+    with pytest.raises(RuntimeError, match=r"^\[jacobian\] the output does not depend on input 1"):
+        AF.jacobian(lambda p, q: p * 2, (x, x), strict=True)
+    assert AF.jacobian(lambda p, q: p * 2, (f64([1.0]), f64([1.0])))[1].tolist() == [[0.0]]
+    with pytest.raises(RuntimeError, match=r"^\[vjp\] expected v\[0\] to have the shape of output 0"):
+        AF.vjp(poly, x, f64([1.0]))
+    with pytest.raises(TypeError, match=r"^\[jacobian\] expected inputs to be a Tensor or a tuple of Tensors"):
+        AF.jacobian(poly, [1.0, 2.0])

@@ -2,14 +2,15 @@
 
 grad() and backward() run the engine; Function (function.py) defines operations with a Python
 backward; graph.Node is the type of every grad_fn; gradcheck compares gradients with finite
-differences; detect_anomaly makes backward raise at the first NaN gradient. Tensor hooks
+differences; detect_anomaly makes backward raise at the first NaN gradient; functional has
+jacobian, hessian, vjp, jvp, vhp, hvp. Tensor hooks
 (Tensor.register_hook), grad_fn, retain_grad and .grad are methods of ember.Tensor
 (python/src/autograd.cpp). The grad-mode context managers are ember's (ember.autograd.no_grad is
 ember.no_grad).
 """
 from .. import _C
 from .._C import Tensor
-from . import anomaly_mode, function, graph  # noqa: F401
+from . import anomaly_mode, function, functional, graph  # noqa: F401
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly  # noqa: F401
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401,E402
