@@ -107,6 +107,24 @@ def test_hooks_apply_to_autograd_grad():
     assert gy.tolist() == [7.0, 13.0]
 
 
+def test_hook_may_run_autograd_itself():
+    # PyTorch: the hook sees grad mode off (backward without create_graph) and gives x.grad [12, 12]
+    x = f64([1.0, 2.0], requires_grad=True)
+    w = f64([3.0], requires_grad=True)
+    modes = []
+
+    def hook(g):
+        modes.append(ember.is_grad_enabled())
+        with ember.enable_grad():
+            (gw,) = ember.autograd.grad((w * w).sum(), w)  # a nested engine run, d(w^2)/dw = 6
+        return g * gw
+
+    y = x * 2
+    y.register_hook(hook)
+    y.sum().backward()
+    assert modes == [False] and x.grad.tolist() == [12.0, 12.0]
+
+
 class HookError(Exception):
     pass
 
