@@ -68,11 +68,23 @@ std::shared_ptr<const StepPrim> make_step_prim(int64_t m, int64_t k, int64_t n, 
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
 #if DNNL_VERSION_MAJOR >= 3
-    dnnl::matmul::primitive_desc pd(step_engine(), p->a_md, b_any, p->c_md, attr);
+    auto pd = dnnl::matmul::primitive_desc(step_engine(), p->a_md, b_any, p->c_md, attr);
 #else
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(p->a_md, b_any, p->c_md), attr, step_engine());
+    auto pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(p->a_md, b_any, p->c_md), attr, step_engine());
 #endif
     p->b_md = pd.weights_desc();
+    // Where oneDNN keeps the matrix plain (its jit sgemm, below AVX-512), rows a multiple of 512
+    // floats long alias in the cache (Note [Aliased leading dimensions] in matmul.cpp): the
+    // [256, 1024] W_hh^T of a hidden-256 LSTM ran its steps at half speed. Pack with longer rows.
+    if (n % 512 == 0 && k > 1 && p->b_md == dnnl::memory::desc(dims{k, n}, dt::f32, dnnl::memory::format_tag::ab)) {
+      const dnnl::memory::desc b_padded(dims{k, n}, dt::f32, dims{n + 16, 1});
+#if DNNL_VERSION_MAJOR >= 3
+      pd = dnnl::matmul::primitive_desc(step_engine(), p->a_md, b_padded, p->c_md, attr);
+#else
+      pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(p->a_md, b_padded, p->c_md), attr, step_engine());
+#endif
+      p->b_md = pd.weights_desc();
+    }
     p->scratch_md = pd.scratchpad_desc();
     p->prim = dnnl::matmul(pd);
     p->pack = dnnl::reorder(dnnl::reorder::primitive_desc(step_engine(), p->b_plain_md, step_engine(), p->b_md));

@@ -387,6 +387,41 @@ TEST_CASE("LSTM in float32 on the CPU: the fused steps against LSTMCell steps", 
   }
 }
 
+TEST_CASE("LSTM in float32 with 4 * hidden a multiple of 512: the padded step matrix", "[nn][rnn]") {
+  // Hidden 128: W_hh^T is [128, 512], whose rows alias in the cache; where oneDNN keeps it plain
+  // the step product packs it with longer rows (kernels/cpu/rnn.cpp, Note [Aliased leading
+  // dimensions]). Against LSTMCell steps (the composed ops), values and gradients.
+  torch::manual_seed(21);
+  LSTM layer(LSTMOptions(40, 128));
+  LSTMCell cell(40, 128);
+  {
+    torch::NoGradGuard g;
+    for (auto& p : layer->named_parameters()) p.value().copy_(torch::randn(p.value().sizes()) * 0.1);
+    auto p = layer->named_parameters();
+    for (const char* n : {"weight_ih", "weight_hh", "bias_ih", "bias_hh"}) cell->named_parameters()[n].copy_(p[std::string(n) + "_l0"]);
+  }
+  auto x = torch::randn({6, 16, 40}).requires_grad_(true);
+  auto [y, hc] = layer->forward(x);
+  (y * y).sum().backward();
+  auto x2 = x.detach().clone().requires_grad_(true);
+  std::optional<std::tuple<torch::Tensor, torch::Tensor>> state;
+  std::vector<torch::Tensor> outs;
+  for (int64_t t = 0; t < 6; ++t) {
+    state = cell->forward(x2[t], state);
+    outs.push_back(std::get<0>(*state));
+  }
+  auto y2 = torch::stack(outs);
+  CHECK(torch::allclose(y, y2, 1e-5, 1e-6));
+  CHECK(torch::allclose(std::get<1>(hc)[0], std::get<1>(*state), 1e-5, 1e-6));
+  (y2 * y2).sum().backward();
+  CHECK(torch::allclose(x.grad(), x2.grad(), 1e-4, 1e-5));
+  auto p = layer->named_parameters();
+  for (const char* n : {"weight_ih", "weight_hh", "bias_ih", "bias_hh"}) {
+    INFO(n);
+    CHECK(torch::allclose(p[std::string(n) + "_l0"].grad(), cell->named_parameters()[n].grad(), 1e-4, 1e-5));
+  }
+}
+
 TEST_CASE("RNN layers: parameters, initialisation, printing", "[nn][rnn]") {
   SECTION("names and shapes in libtorch's order") {
     LSTM m(LSTMOptions(3, 4).num_layers(2).bidirectional(true).proj_size(2));
