@@ -12,6 +12,10 @@ Loading runs no code, whatever `weights_only` says: the reader understands only 
 weights-only checkpoint (tensors, their storages, OrderedDict, nn.Parameter) and raises RuntimeError
 "[pickle_load] ..." for any other. Dicts load as plain dicts (a state_dict's OrderedDict too, without
 its `_metadata`), lists of ints as lists.
+
+This module also makes tensors work with Python's pickle (pickle.dumps(t), multiprocessing: the same
+format, one archive per tensor) and copy.deepcopy (leaf tensors; views of one storage stay views of
+one new storage within a deep copy; .grad is copied too).
 """
 import os as _os
 
@@ -96,3 +100,39 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
         if fn is not None:
             obj = _map(obj, fn)
     return obj
+
+
+# ---------------------------------------------------------------- Python's pickle and copy.deepcopy
+
+
+def _rebuild_tensor(data):
+    return _C._pickle_load(data)
+
+
+def _reduce_ex(self, protocol):
+    return (_rebuild_tensor, (_C._pickle_save(self),))
+
+
+def _deepcopy(self, memo):
+    if not self.is_leaf:
+        raise RuntimeError("[deepcopy] only leaf tensors (made by the user, not computed by ops that record a "
+                           "graph) can be deep-copied; deep-copy t.detach() instead")
+    done = memo.get(id(self))
+    if done is not None:
+        return done
+    key = ("ember.storage", _C._storage_key(self), self.dtype)
+    whole = memo.get(key)
+    if whole is None:
+        whole = _C._storage_clone(self)
+        memo[key] = whole
+    new = _C._storage_view(whole, self)
+    if self.requires_grad:
+        new.requires_grad_(True)
+    if self.grad is not None:
+        new.grad = _deepcopy(self.grad, memo)
+    memo[id(self)] = new
+    return new
+
+
+_C.Tensor.__reduce_ex__ = _reduce_ex
+_C.Tensor.__deepcopy__ = _deepcopy

@@ -197,16 +197,17 @@ at::Tensor from_capsule(nb::handle cap) {
     if (PyCapsule_SetName(c, "used_dltensor") != 0) throw PythonErrorSet{};
     return t;
   }
+  // RuntimeError, as PyTorch raises for these.
   if (PyCapsule_CheckExact(c)) {
     const char* name = PyCapsule_GetName(c);
     std::string n = name ? name : "";
     if (n == "used_dltensor" || n == "used_dltensor_versioned")
-      raise(PyExc_ValueError, "[from_dlpack] this DLPack capsule was already consumed (a capsule can be "
+      raise(PyExc_RuntimeError, "[from_dlpack] this DLPack capsule was already consumed (a capsule can be "
                               "imported once; call __dlpack__ again for another)");
-    raise(PyExc_ValueError, "[from_dlpack] expected a capsule named 'dltensor' or 'dltensor_versioned', got '" +
+    raise(PyExc_RuntimeError, "[from_dlpack] expected a capsule named 'dltensor' or 'dltensor_versioned', got '" +
                                 n + "'");
   }
-  raise(PyExc_TypeError, "[from_dlpack] expected an object with __dlpack__ or a DLPack capsule, got " +
+  raise(PyExc_RuntimeError, "[from_dlpack] expected an object with __dlpack__ or a DLPack capsule, got " +
                              tname(cap));
 }
 
@@ -546,7 +547,7 @@ nb::object tensor_any(nb::handle data, nb::handle dtype, nb::handle device, bool
   PyObject* o = data.ptr();
   const bool plain = PyList_Check(o) || PyTuple_Check(o) || PyLong_CheckExact(o) || PyBool_Check(o) ||
                      PyFloat_CheckExact(o);
-  if (!plain || is_numpy_scalar(data)) {
+  if (!plain) {  // (NumPy scalars are none of these exact types)
     Target w = parse_target(dtype, device);
     if (is_tensor(o)) {
       if (PyErr_WarnEx(PyExc_UserWarning,
@@ -568,12 +569,9 @@ nb::object tensor_any(nb::handle data, nb::handle dtype, nb::handle device, bool
     if (!PyType_Check(o) && nb::hasattr(data, "__dlpack__"))
       return nb::steal(wrap(copy_to(from_dlpack(data, nb::none(), nb::none()), w, requires_grad)));
   }
-  nb::object core = nb::borrow(g_core_tensor);
-  nb::dict kw;
-  kw["dtype"] = dtype;
-  kw["device"] = device;
-  kw["requires_grad"] = nb::bool_(requires_grad);
-  PyObject* r = PyObject_Call(core.ptr(), nb::make_tuple(data).ptr(), kw.ptr());
+  static PyObject* kwnames = Py_BuildValue("(sss)", "dtype", "device", "requires_grad");  // kept for good
+  PyObject* args[] = {data.ptr(), dtype.ptr(), device.ptr(), requires_grad ? Py_True : Py_False};
+  PyObject* r = PyObject_Vectorcall(g_core_tensor, args, 1, kwnames);
   if (r) return nb::steal(r);
   // Sequences holding arrays, tensors or NumPy scalars: NumPy gathers them (an object array means it
   // could not, and the first error stands).
@@ -657,6 +655,86 @@ nb::object asarray(nb::handle obj, nb::handle dtype, nb::handle device, nb::hand
   }
   if (is_tensor(obj.ptr())) return nb::borrow(obj);
   return nb::steal(wrap(std::move(t)));
+}
+
+// ember.frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False): a 1-D tensor over the
+// bytes of any buffer object, sharing them (the object stays alive with the tensor).
+at::Tensor frombuffer(nb::handle buffer, nb::handle dtype, int64_t count, int64_t offset, bool requires_grad) {
+  at::ScalarType st = to_dtype(dtype.ptr(), "dtype");
+  auto* h = new HeldBuffer;
+  bool readonly = false;
+  if (PyObject_GetBuffer(buffer.ptr(), &h->view, PyBUF_WRITABLE) != 0) {
+    PyErr_Clear();
+    if (PyObject_GetBuffer(buffer.ptr(), &h->view, PyBUF_SIMPLE) != 0) {
+      delete h;
+      PyErr_Clear();
+      raise(PyExc_TypeError, "[frombuffer] expected an object with the buffer protocol, got " + tname(buffer));
+    }
+    readonly = true;
+  }
+  try {
+    const int64_t len = h->view.len, item = static_cast<int64_t>(c10::elementSize(st));
+    if (len == 0 || count == 0)
+      raise(PyExc_ValueError, "[frombuffer] the buffer (" + std::to_string(len) + " bytes) and count (" +
+                                  std::to_string(count) + ") must both be non-zero");
+    if (offset < 0 || offset >= len)
+      raise(PyExc_ValueError, "[frombuffer] offset " + std::to_string(offset) + " is outside the buffer's " +
+                                  std::to_string(len) + " bytes");
+    if (count < 0) {
+      if (count != -1) raise(PyExc_ValueError, "[frombuffer] count must be positive or -1 (all elements)");
+      if ((len - offset) % item != 0)
+        raise(PyExc_ValueError, "[frombuffer] the " + std::to_string(len - offset) + " bytes after offset " +
+                                    std::to_string(offset) + " are not a whole number of " + std::to_string(item) +
+                                    "-byte elements");
+      count = (len - offset) / item;
+    } else if (count > (len - offset) / item) {
+      raise(PyExc_ValueError, "[frombuffer] " + std::to_string(count) + " elements of " + std::to_string(item) +
+                                  " bytes do not fit in the " + std::to_string(len - offset) +
+                                  " bytes after offset " + std::to_string(offset));
+    }
+    if (readonly && PyErr_WarnEx(PyExc_UserWarning,
+                                 "[frombuffer] the buffer is read-only, but the tensor shares its memory and "
+                                 "can write to it; copy the buffer first if it must not change",
+                                 1) != 0)
+      throw PythonErrorSet{};
+    void* data = static_cast<char*>(h->view.buf) + offset;
+    at::Tensor t = at::from_blob(data, {count}, [h](void*) { release_held_buffer(h); }, at::TensorOptions().dtype(st));
+    if (requires_grad) t.set_requires_grad(true);
+    return t;
+  } catch (...) {
+    PyBuffer_Release(&h->view);
+    delete h;
+    throw;
+  }
+}
+
+// Tensor.__array_wrap__(array, context=None, return_scalar=False): NumPy's ufuncs applied to tensors
+// return tensors (sharing the result array); results Ember has no dtype for stay arrays.
+nb::object tensor_array_wrap(nb::handle, nb::handle array, nb::handle, nb::handle) {
+  if (!is_ndarray(array)) return nb::borrow(array);
+  try {
+    bool fresh = false;
+    return nb::steal(wrap(tensor_of_array(array, false, &fresh)));
+  } catch (const PythonErrorSet&) {
+    if (!PyErr_ExceptionMatches(PyExc_TypeError)) throw;
+    PyErr_Clear();
+    return nb::borrow(array);
+  }
+}
+
+// Deep copies and Python pickling (python/ember/serialization.py): a storage's identity, a clone of a
+// whole storage as a 1-D tensor of `t`'s dtype, and `t`'s view of such a clone.
+uintptr_t storage_key(const at::Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage().unsafeGetStorageImpl()); }
+
+at::Tensor storage_clone(const at::Tensor& t) {
+  const int64_t item = t.element_size();
+  const int64_t n = static_cast<int64_t>(t.storage().nbytes()) / item;
+  at::Tensor whole = t.detach().as_strided({n}, {1}, 0);
+  return whole.clone();
+}
+
+at::Tensor storage_view(const at::Tensor& whole, const at::Tensor& t) {
+  return whole.as_strided(t.sizes(), t.strides(), t.storage_offset());
 }
 
 // ---------------------------------------------------------------- pickle (ember.save / ember.load)
@@ -881,6 +959,16 @@ void bind_interop(nb::module_& m) {
         nb::arg("device").none() = nb::none(), "data as a tensor, sharing memory with tensors and arrays when it can.");
   m.def("asarray", &asarray, nb::arg("obj").none(), nb::kw_only(), nb::arg("dtype").none() = nb::none(),
         nb::arg("device").none() = nb::none(), nb::arg("copy").none() = nb::none(), nb::arg("requires_grad") = false);
+
+  m.def("frombuffer", &frombuffer, nb::arg("buffer"), nb::kw_only(), nb::arg("dtype"), nb::arg("count") = -1,
+        nb::arg("offset") = 0, nb::arg("requires_grad") = false,
+        "A 1-D tensor sharing the bytes of a buffer object (which it keeps alive).");
+  nb::cpp_function_def(&tensor_array_wrap, nb::scope(tp), nb::name("__array_wrap__"), nb::is_method(),
+                       nb::arg("array"), nb::arg("context").none() = nb::none(),
+                       nb::arg("return_scalar").none() = nb::none());
+  m.def("_storage_key", [](const at::Tensor& t) { return storage_key(t); });
+  m.def("_storage_clone", [](const at::Tensor& t) { return storage_clone(t); });
+  m.def("_storage_view", [](const at::Tensor& whole, const at::Tensor& t) { return storage_view(whole, t); });
 
   m.def("_pickle_save", &pickle_save, nb::arg("obj").none());
   m.def("_pickle_load", &pickle_load, nb::arg("data"));
