@@ -1117,3 +1117,12 @@ def test_interop_matches_pytorchs_recorded_behaviour(np):
         elif value != want:
             diffs[(key,)] = (value, want)
     assert diffs == KNOWN_DIFFERENCES
+
+
+def test_utils_dlpack_module():
+    from ember.utils.dlpack import from_dlpack, to_dlpack
+    t = ember.tensor([1, 2, 3], dtype=ember.int16)
+    cap = to_dlpack(t)
+    assert capsule_name(cap) == "dltensor"
+    u = from_dlpack(cap)
+    assert u.data_ptr() == t.data_ptr() and u.tolist() == [1, 2, 3]
