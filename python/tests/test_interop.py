@@ -1126,3 +1126,36 @@ def test_utils_dlpack_module():
     assert capsule_name(cap) == "dltensor"
     u = from_dlpack(cap)
     assert u.data_ptr() == t.data_ptr() and u.tolist() == [1, 2, 3]
+
+
+def test_checkpoint_resume_continues_training_exactly(tmp_path):
+    """A model + optimizer checkpoint: resuming from it gives the same next steps as not stopping."""
+    def make_model():
+        return ember.nn.Sequential(ember.nn.Linear(3, 4), ember.nn.Tanh(), ember.nn.Linear(4, 1))
+
+    x = ember.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], dtype=ember.float32)
+    y = ember.tensor([[1.0], [-1.0]], dtype=ember.float32)
+
+    def step(model, opt):
+        opt.zero_grad()
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    model = make_model()
+    opt = ember.optim.Adam(model.parameters(), lr=0.01)
+    for _ in range(3):
+        step(model, opt)
+    path = tmp_path / "ckpt.pt"
+    ember.save({"model": model.state_dict(), "optim": opt.state_dict(), "epoch": 3}, path)
+    going_on = [step(model, opt) for _ in range(3)]
+
+    ckpt = ember.load(path)
+    assert ckpt["epoch"] == 3
+    resumed = make_model()
+    resumed.load_state_dict(ckpt["model"])
+    opt2 = ember.optim.Adam(resumed.parameters(), lr=0.5)
+    opt2.load_state_dict(ckpt["optim"])
+    assert [step(resumed, opt2) for _ in range(3)] == going_on
+    assert all(a.tolist() == b.tolist() for a, b in zip(model.parameters(), resumed.parameters()))
