@@ -252,6 +252,7 @@ at::Tensor from_dlpack(nb::handle ext, nb::handle device, nb::handle copy) {
   if (!cap) throw PythonErrorSet{};
   nb::object capsule = nb::steal(cap);
   at::Tensor t = from_capsule(capsule);
+  nb::gil_scoped_release nogil;
   if (cross_device) return t.to(*target, t.scalar_type(), false, /*copy=*/true);
   if (copy.ptr() == Py_True && !producer_copied) return t.clone();
   return t;
@@ -515,8 +516,12 @@ bool needs_conversion(const at::Tensor& t, const Target& w) {
 
 // A contiguous copy of `t` (or `t` converted, which is a copy) with the target dtype and device.
 at::Tensor copy_to(const at::Tensor& t, const Target& w, bool requires_grad) {
-  at::Tensor out = t.detach().to(w.device.value_or(t.device()), w.dtype.value_or(t.scalar_type()), false,
-                                 /*copy=*/true, at::MemoryFormat::Contiguous);
+  at::Tensor out;
+  {
+    nb::gil_scoped_release nogil;
+    out = t.detach().to(w.device.value_or(t.device()), w.dtype.value_or(t.scalar_type()), false,
+                        /*copy=*/true, at::MemoryFormat::Contiguous);
+  }
   if (requires_grad) out.set_requires_grad(true);
   return out;
 }
@@ -642,8 +647,11 @@ nb::object asarray(nb::handle obj, nb::handle dtype, nb::handle device, nb::hand
   if (never && convert)
     raise(PyExc_ValueError, "[asarray] converting the tensor to the requested dtype/device needs a copy, but copy=False");
   if (force || convert) {
-    at::Tensor out = t.detach().to(w.device.value_or(t.device()), w.dtype.value_or(t.scalar_type()), false,
-                                   /*copy=*/true);
+    at::Tensor out;
+    {
+      nb::gil_scoped_release nogil;
+      out = t.detach().to(w.device.value_or(t.device()), w.dtype.value_or(t.scalar_type()), false, /*copy=*/true);
+    }
     if (requires_grad) out.set_requires_grad(true);
     return nb::steal(wrap(std::move(out)));
   }
@@ -730,6 +738,7 @@ at::Tensor storage_clone(const at::Tensor& t) {
   const int64_t item = t.element_size();
   const int64_t n = static_cast<int64_t>(t.storage().nbytes()) / item;
   at::Tensor whole = t.detach().as_strided({n}, {1}, 0);
+  nb::gil_scoped_release nogil;
   return whole.clone();
 }
 
