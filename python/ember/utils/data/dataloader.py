@@ -1,7 +1,6 @@
 """DataLoader: batches of a dataset, in order or shuffled, collated into tensors."""
 import collections.abc
 import numbers
-import warnings
 
 from ... import _C
 from ..._C import Tensor
@@ -51,7 +50,8 @@ _worker_info = None
 
 
 def get_worker_info():
-    """None in the main process (Ember's DataLoader loads in the main process; see DataLoader)."""
+    """In a DataLoader worker process, its WorkerInfo (id, num_workers, seed, dataset); None in the
+    main process."""
     return _worker_info
 
 
@@ -62,7 +62,9 @@ class DataLoader:
     collate_fn=None, drop_last=False, generator=None, ...). shuffle draws a new permutation each epoch
     from generator (a random.Random or an int seed; see Note [DataLoader randomness]); batch_size=None
     yields single samples without collating. A dataset with __getitems__ (TensorDataset has one) is
-    asked for a whole batch at once.
+    asked for a whole batch at once. num_workers > 0 loads batches in that many worker processes
+    (spawned; dataset and collate_fn must pickle) that pass tensors back through shared memory, in
+    order (see Note [DataLoader workers] in _worker.py).
     """
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
@@ -72,12 +74,13 @@ class DataLoader:
         if num_workers < 0:
             raise ValueError("[DataLoader] num_workers option should be non-negative; use num_workers=0 to "
                              "disable multiprocessing")
-        if num_workers > 0:
-            # TODO(#11): worker processes with shared-memory tensors.
-            warnings.warn(f"[DataLoader] num_workers={num_workers}: worker processes are not implemented yet, "
-                          "the batches are loaded in the main process", RuntimeWarning, stacklevel=2)
+        if num_workers == 0 and (prefetch_factor is not None or persistent_workers):
+            raise ValueError("[DataLoader] prefetch_factor and persistent_workers need num_workers > 0")
         self.dataset = dataset
         self.num_workers = num_workers
+        self.prefetch_factor = 2 if prefetch_factor is None else prefetch_factor
+        self.multiprocessing_context = multiprocessing_context
+        self.persistent_workers = persistent_workers  # accepted; workers are started for each pass
         self.pin_memory = pin_memory
         self.timeout = timeout
         self.worker_init_fn = worker_init_fn
@@ -115,6 +118,12 @@ class DataLoader:
         return [self.dataset[i] for i in indices]
 
     def __iter__(self):
+        if self.num_workers > 0:
+            from ._worker import _MultiProcessIter
+            return _MultiProcessIter(self)
+        return self._single_process_iter()
+
+    def _single_process_iter(self):
         if self._iterable:
             if self.batch_size is None:
                 for sample in self.dataset:
