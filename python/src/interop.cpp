@@ -619,7 +619,10 @@ nb::object as_tensor(nb::handle data, nb::handle dtype, nb::handle device) {
   return nb::steal(wrap(std::move(t)));
 }
 
-// ember.asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False)
+at::Tensor frombuffer(nb::handle buffer, nb::handle dtype, int64_t count, int64_t offset, bool requires_grad);
+
+// ember.asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False): shares the memory of
+// tensors, arrays, DLPack objects and buffers unless a copy is asked for or a conversion needs one.
 nb::object asarray(nb::handle obj, nb::handle dtype, nb::handle device, nb::handle copy, bool requires_grad) {
   if (!copy.is_none() && !PyBool_Check(copy.ptr())) raise(PyExc_TypeError, "[asarray] copy must be a bool or None");
   const bool force = copy.ptr() == Py_True, never = copy.ptr() == Py_False;
@@ -634,9 +637,10 @@ nb::object asarray(nb::handle obj, nb::handle dtype, nb::handle device, nb::hand
     shared = !fresh;
   } else if (!PyType_Check(obj.ptr()) && nb::hasattr(obj, "__dlpack__")) {
     t = from_dlpack(obj, nb::none(), never ? nb::handle(Py_False) : nb::none());
-  } else if (PyObject_CheckBuffer(obj.ptr()) && !PyBytes_Check(obj.ptr()) && !PyByteArray_Check(obj.ptr())) {
-    nb::object arr = numpy_module("asarray").attr("asarray")(nb::borrow(obj));
-    t = from_numpy(arr, false);
+  } else if (PyObject_CheckBuffer(obj.ptr())) {
+    // Other buffers are bytes, read as elements of `dtype` (uint8 when none is given, as PyTorch does).
+    nb::object dt = dtype.is_none() ? nb::steal(dtype_object(at::kByte)) : nb::borrow(dtype);
+    t = frombuffer(obj, dt, -1, 0, false);
   } else {
     if (never) raise(PyExc_ValueError, "[asarray] building a tensor from a " + tname(obj) +
                                            " needs a copy, but copy=False");
@@ -646,7 +650,7 @@ nb::object asarray(nb::handle obj, nb::handle dtype, nb::handle device, nb::hand
   const bool convert = needs_conversion(t, w);
   if (never && convert)
     raise(PyExc_ValueError, "[asarray] converting the tensor to the requested dtype/device needs a copy, but copy=False");
-  if (force || convert) {
+  if ((force && shared) || convert) {
     at::Tensor out;
     {
       nb::gil_scoped_release nogil;
@@ -655,7 +659,6 @@ nb::object asarray(nb::handle obj, nb::handle dtype, nb::handle device, nb::hand
     if (requires_grad) out.set_requires_grad(true);
     return nb::steal(wrap(std::move(out)));
   }
-  (void)shared;
   if (requires_grad && !t.requires_grad()) {
     t = t.detach();
     t.set_requires_grad(true);

@@ -63,6 +63,13 @@ def _dtype(x):
     return str(x.dtype).split(".")[-1]
 
 
+def _shares_bytearray(lib):
+    ba = bytearray(4)
+    t = lib.asarray(ba, dtype=lib.int8)
+    ba[2] = 9
+    return t.tolist() == [0, 0, 9, 0]
+
+
 def gather(lib, np):
     """The facts for `lib` (torch or ember)."""
     facts = {}
@@ -135,6 +142,8 @@ def gather(lib, np):
         "numpy() of bool": str(lib.zeros(1, dtype=lib.bool).numpy().dtype),
         "np.sin(int64 tensor)": _dtype(np.sin(lib.tensor([0, 1]))),
         "frombuffer(bytearray, float32)": _dtype(lib.frombuffer(bytearray(8), dtype=lib.float32)),
+        "asarray(bytearray(8))": _dtype(lib.asarray(bytearray(8))),
+        "asarray(bytearray(8), dtype=int16)": _dtype(lib.asarray(bytearray(8), dtype=lib.int16)),
     }
     a = np.arange(4.0)
     x = lib.arange(3.0) if hasattr(lib, "arange") else None
@@ -154,6 +163,7 @@ def gather(lib, np):
         "from_dlpack(t) shares": lib.from_dlpack(x).data_ptr() == x.data_ptr(),
         "np.from_dlpack(t) shares": np.from_dlpack(x).ctypes.data == x.data_ptr(),
         "frombuffer shares": fb.tolist() == [4.0],
+        "asarray(bytearray) shares": _shares_bytearray(lib),
         "ufunc on a tensor returns a tensor": isinstance(np.sin(x), lib.Tensor),
         "np.asarray(t) shares": np.asarray(x).ctypes.data == x.data_ptr(),
         "deepcopy keeps requires_grad": copy.deepcopy(grad).requires_grad,

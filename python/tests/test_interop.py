@@ -1159,3 +1159,14 @@ def test_checkpoint_resume_continues_training_exactly(tmp_path):
     opt2.load_state_dict(ckpt["optim"])
     assert [step(resumed, opt2) for _ in range(3)] == going_on
     assert all(a.tolist() == b.tolist() for a, b in zip(model.parameters(), resumed.parameters()))
+
+
+def test_asarray_of_buffers_reads_their_bytes():
+    ba = bytearray(struct.pack("<2f", 1.5, -2.0))
+    t = ember.asarray(ba, dtype=ember.float32)
+    assert t.tolist() == [1.5, -2.0]
+    ba[0:4] = struct.pack("<f", 3.25)
+    assert t.tolist() == [3.25, -2.0]
+    u = ember.asarray(ba)
+    assert u.dtype is ember.uint8 and u.tolist() == list(ba)
+    assert ember.asarray(ba, copy=True).data_ptr() != t.data_ptr()
