@@ -18,10 +18,16 @@ format, one archive per tensor) and copy.deepcopy (leaf tensors; views of one st
 one new storage within a deep copy; .grad is copied too).
 """
 import os as _os
+import pickle as _pickle
 
 from . import _C
 
 __all__ = ["save", "load"]
+
+
+class UnpicklingError(RuntimeError, _pickle.UnpicklingError):
+    """ember.load of data that is no zip checkpoint: what torch.load raises there (pickle's
+    UnpicklingError), and a RuntimeError like Ember's other load errors."""
 
 
 def _is_path(f):
@@ -94,6 +100,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
         data = f.read()
     else:
         raise TypeError(f"[load] expected a path or a file object with read(), got {type(f).__name__}")
+    if not bytes(data[:4]) == b"PK\x03\x04":
+        raise UnpicklingError("[load] the data is not a checkpoint in PyTorch's zip format (the only one Ember "
+                              "reads; torch.save writes it unless _use_new_zipfile_serialization=False)")
     obj = _C._pickle_load(data)
     if map_location is not None:
         fn = _location_fn(map_location)

@@ -164,13 +164,21 @@ nb::object tensor_dlpack(const at::Tensor& self, nb::handle stream, nb::handle m
     want_copy = copy.ptr() == Py_True;
   }
   std::optional<DLDevice> dev = to_dl_device(dl_device);
-  at::Tensor out;
-  try {
-    out = at::maybeCopyTensor(self, dev, want_copy);
-  } catch (const c10::Error& e) {
-    // The array API: a refused copy (copy=False) or a device Ember cannot reach is a BufferError.
-    raise(PyExc_BufferError, e.what());
+  // The exception types PyTorch raises (data/torch_interop.json): NotImplementedError for a device
+  // Ember cannot reach, ValueError for a move across devices that copy=False forbids.
+  if (dev) {
+    at::Device target = at::kCPU;
+    try {
+      target = at::dlDeviceToTorchDevice(dev->device_type, static_cast<c10::DeviceIndex>(dev->device_id));
+    } catch (const c10::Error& e) {
+      raise(PyExc_NotImplementedError, std::string("[__dlpack__] ") + e.what());
+    }
+    const bool same = target.type() == self.device().type() && (target.is_cpu() || target.index() == self.device().index());
+    if (!same && want_copy == false)
+      raise(PyExc_ValueError, "[__dlpack__] the tensor is on " + device_str(self.device()) + ", so exporting it to " +
+                                  device_str(target) + " needs a copy, but copy=False");
   }
+  at::Tensor out = at::maybeCopyTensor(self, dev, want_copy);
   const bool copied = out.unsafeGetTensorImpl() != self.unsafeGetTensorImpl();
   // A CUDA producer makes its pending work visible to the consumer's stream (-1: the consumer
   // asked for no synchronisation). Ember queues its kernels on the device's default stream, so a

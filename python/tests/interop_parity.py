@@ -6,10 +6,13 @@ in data/torch_interop.json by `<a Python with torch and numpy> python/tests/inte
 """
 import copy
 import ctypes
+import io
 import json
 import os
+import pickle
 import sys
 import warnings
+import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data", "torch_interop.json")
@@ -61,6 +64,23 @@ def _outcome(fn):
 
 def _dtype(x):
     return str(x.dtype).split(".")[-1]
+
+
+def _views_share_after_load(lib):
+    base = lib.zeros(4)
+    buf = io.BytesIO()
+    lib.save([base, base[2:]], buf)
+    buf.seek(0)
+    b, v = lib.load(buf)
+    b.fill_(1.0)
+    return v.tolist() == [1.0, 1.0]
+
+
+def _empty_zip():
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("archive/version", "3\n")
+    return buf.getvalue()
 
 
 def _shares_bytearray(lib):
@@ -126,6 +146,18 @@ def gather(lib, np):
         "frombuffer with too large a count": _outcome(lambda: lib.frombuffer(bytearray(4), dtype=lib.int8, count=5)),
         "frombuffer past the end": _outcome(lambda: lib.frombuffer(bytearray(4), dtype=lib.int8, offset=4)),
         "deepcopy of a non-leaf": _outcome(lambda: copy.deepcopy(grad * 2)),
+        "numpy asarray of bfloat16": _outcome(lambda: np.asarray(lib.ones(2, dtype=lib.bfloat16))),
+        "__dlpack__ to CUDA with copy=False": _outcome(
+            lambda: t.__dlpack__(max_version=(1, 0), dl_device=(2, 0), copy=False)),
+        "__dlpack__ to Metal": _outcome(lambda: t.__dlpack__(max_version=(1, 0), dl_device=(8, 0))),
+        "__dlpack__(copy=False) on its own device": _outcome(lambda: t.__dlpack__(max_version=(1, 0), copy=False)),
+        "from_dlpack(device='cpu', copy=False)": _outcome(lambda: lib.from_dlpack(t, device="cpu", copy=False)),
+        "from_numpy of uint16": _outcome(lambda: lib.from_numpy(np.zeros(2, dtype=np.uint16))),
+        "save of object()": _outcome(lambda: lib.save(object(), io.BytesIO())),
+        "save of an int beyond 64 bits": _outcome(lambda: lib.save(2 ** 70, io.BytesIO())),
+        "load of bytes that are no checkpoint": _outcome(lambda: lib.load(io.BytesIO(b"not a checkpoint"))),
+        "load of a zip without data.pkl": _outcome(lambda: lib.load(io.BytesIO(_empty_zip()))),
+        "load of a missing file": _outcome(lambda: lib.load(os.path.join(HERE, "no-such-file.pt"))),
     }
     facts["dtypes"] = {
         "tensor(np.float64 scalar)": _dtype(lib.tensor(np.float64(2.5))),
@@ -167,6 +199,9 @@ def gather(lib, np):
         "ufunc on a tensor returns a tensor": isinstance(np.sin(x), lib.Tensor),
         "np.asarray(t) shares": np.asarray(x).ctypes.data == x.data_ptr(),
         "deepcopy keeps requires_grad": copy.deepcopy(grad).requires_grad,
+        "pickle keeps requires_grad": pickle.loads(pickle.dumps(grad)).requires_grad,
+        "pickle round trip keeps values": pickle.loads(pickle.dumps(x)).tolist() == x.tolist(),
+        "load keeps views of one storage": _views_share_after_load(lib),
     }
     return facts
 

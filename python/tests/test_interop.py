@@ -311,9 +311,9 @@ def test_dlpack_copy_and_device_requests():
     assert t.tolist() == [1.0, 2.0]
     assert read_capsule(t.__dlpack__(max_version=(1, 0), copy=False)).flags == 0
     assert read_capsule(t.__dlpack__(max_version=(1, 0), dl_device=(kDLCPU, 0))).dl_tensor.data == t.data_ptr()
-    with pytest.raises(BufferError, match=r"\[toDLPack\]"):
+    with pytest.raises(ValueError, match=r"\[__dlpack__\].*copy=False"):
         t.__dlpack__(max_version=(1, 0), dl_device=(kDLCUDA, 0), copy=False)
-    with pytest.raises(BufferError):
+    with pytest.raises(NotImplementedError, match=r"\[__dlpack__\]"):
         t.__dlpack__(max_version=(1, 0), dl_device=(8, 0))  # Metal: Ember cannot reach it
     d = ember.from_dlpack(t, copy=True)
     assert d.data_ptr() != t.data_ptr() and d.tolist() == [1.0, 2.0]
@@ -857,8 +857,10 @@ def test_save_load_errors(tmp_path):
         ember.save(1, io.BytesIO(), pickle_module=pickle)
     with pytest.raises(TypeError, match=r"\[save\]"):
         ember.save(1, 5)
-    with pytest.raises(RuntimeError, match=r"\[pickle_load\]"):
+    with pytest.raises(pickle.UnpicklingError, match=r"\[load\].*zip"):
         ember.load(io.BytesIO(b"not a checkpoint"))
+    with pytest.raises(RuntimeError, match=r"\[load\].*zip"):
+        ember.load(io.BytesIO(b""))
     bad = tmp_path / "bad.pt"
     bad.write_bytes(b"PK\x03\x04" + b"\0" * 40)
     with pytest.raises(RuntimeError, match=r"\[pickle_load\]"):
@@ -1093,9 +1095,13 @@ def test_deepcopy_of_tensors_and_modules():
 
 # Where Ember means to differ from torch 2.15.0:
 #   copy=True capsules: Ember sets DLPack's IS_COPIED flag (the consumer owns the copy), torch sets no flag;
-#   complex arrays: Ember has no complex dtypes.
+#   dtypes Ember lacks (complex, uint16) and values c10::IValue cannot hold (any Python object, ints beyond
+#   64 bits) raise where torch succeeds.
 KNOWN_DIFFERENCES = {("copy_true_flags",): (IS_COPIED, 0),
-                     ("outcomes", "from_numpy of complex64"): ("TypeError", "ok")}
+                     ("outcomes", "from_numpy of complex64"): ("TypeError", "ok"),
+                     ("outcomes", "from_numpy of uint16"): ("TypeError", "ok"),
+                     ("outcomes", "save of object()"): ("TypeError", "ok"),
+                     ("outcomes", "save of an int beyond 64 bits"): ("OverflowError", "ok")}
 
 
 def test_interop_matches_pytorchs_recorded_behaviour(np):
