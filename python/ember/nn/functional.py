@@ -312,5 +312,106 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return _C.kl_div(input, target, _reduction(reduction, size_average, reduce), log_target=log_target)
 
 
+# ---------------------------------------------------------------- resampling and rearranging
+def _ntuple(x, n):
+    return tuple(x) if isinstance(x, (list, tuple)) else (x,) * n
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resizes input's spatial dimensions (1 or 2 of them) by nearest or (bi)linear interpolation."""
+    n = input.dim() - 2
+    if n not in (1, 2):
+        raise NotImplementedError(f"[interpolate] input of {input.dim()} dimensions is not supported yet (#11)")
+    if size is None:
+        scales = _ntuple(scale_factor, n)
+        size = [int(_math.floor(input.size(2 + i) * scales[i])) for i in range(n)]
+    else:
+        size = list(_ntuple(size, n))
+        scales = (None,) * n
+    if mode == "nearest":
+        if align_corners is not None:
+            raise ValueError("[interpolate] align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+        return _C.upsample_nearest1d(input, size, scales[0]) if n == 1 else \
+            _C.upsample_nearest2d(input, size, scales[0], scales[1])
+    ac = bool(align_corners)
+    if mode == "linear" and n == 1:
+        return _C.upsample_linear1d(input, size, ac, scales[0])
+    if mode == "bilinear" and n == 2:
+        return _C.upsample_bilinear2d(input, size, ac, scales[0], scales[1])
+    raise NotImplementedError(f"[interpolate] mode '{mode}' for {n}-D input is not supported")
+
+
+
+upsample = interpolate
+
+
+def pixel_shuffle(input, upscale_factor):
+    return _C.pixel_shuffle(input, upscale_factor)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    return _C.pixel_unshuffle(input, downscale_factor)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    return _C.im2col(input, kernel_size, dilation, padding, stride)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    return _C.col2im(input, output_size, kernel_size, dilation, padding, stride)
+
+
+def prelu(input, weight):
+    return _C.prelu(input, weight)
+
+
+def threshold(input, threshold, value, inplace=False):
+    return _C.threshold(input, threshold, value)
+
+
+def softshrink(input, lambd=0.5):
+    return _C.softshrink(input, lambd)
+
+
+def hardshrink(input, lambd=0.5):
+    return _C.hardshrink(input, lambd)
+
+
+def softsign(input):
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    return input - _C.tanh(input)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    return _C.margin_ranking_loss(input1, input2, target, margin, _reduction(reduction, size_average, reduce))
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    return _C.hinge_embedding_loss(input, target, margin, _reduction(reduction, size_average, reduce))
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    return _C.cosine_embedding_loss(input1, input2, target, margin, _reduction(reduction, size_average, reduce))
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    return _C.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                  _reduction(reduction, size_average, reduce))
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _C.soft_margin_loss(input, target, _reduction(reduction, size_average, reduce))
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    return _C.poisson_nll_loss(input, target, log_input, full, eps, _reduction(reduction, size_average, reduce))
+
+
 __all__ = [n for n in dir() if not n.startswith("_") and n not in ("Tensor",)]
-del _math

@@ -127,6 +127,8 @@ class _ConvNd(Module):
             s += f", padding={self.padding if not isinstance(self.padding, str) else repr(self.padding)}"
         if self.dilation != (1,) * self._n:
             s += f", dilation={self.dilation}"
+        if getattr(self, "output_padding", (0,) * self._n) != (0,) * self._n:
+            s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:

@@ -1,0 +1,276 @@
+"""Recurrent layers: RNN, LSTM, GRU and their single-step cells.
+
+The input-to-hidden products of a whole sequence are one matmul per layer and direction; the
+recurrence runs step by step in Python over the generated ops, so autograd records it like any other
+graph. Parameter names, gate order (LSTM: input, forget, cell, output; GRU: reset, update, new) and
+initialisation U(-1/sqrt(hidden), 1/sqrt(hidden)) are PyTorch's, so state_dicts carry over.
+"""
+import math
+
+from .. import _C
+from . import functional as F
+from . import init
+from .module import Module
+from .parameter import Parameter
+
+_GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+
+
+def _lstm_step(x_part, h, c, w_hh, b_hh):
+    gates = x_part + F.linear(h, w_hh, b_hh)
+    i, f, g, o = gates.chunk(4, -1)
+    c = _C.sigmoid(f) * c + _C.sigmoid(i) * _C.tanh(g)
+    h = _C.sigmoid(o) * _C.tanh(c)
+    return h, c
+
+
+def _gru_step(x_part, h, w_hh, b_hh):
+    xr, xz, xn = x_part.chunk(3, -1)
+    hr, hz, hn = F.linear(h, w_hh, b_hh).chunk(3, -1)
+    r = _C.sigmoid(xr + hr)
+    z = _C.sigmoid(xz + hz)
+    n = _C.tanh(xn + r * hn)
+    return (1 - z) * n + z * h
+
+
+def _rnn_step(x_part, h, w_hh, b_hh, relu):
+    pre = x_part + F.linear(h, w_hh, b_hh)
+    return _C.relu(pre) if relu else _C.tanh(pre)
+
+
+class RNNBase(Module):
+    """The shared machinery of RNN, LSTM and GRU (mode is "RNN_TANH", "RNN_RELU", "LSTM" or "GRU")."""
+
+    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, proj_size=0, device=None, dtype=None):
+        super().__init__()
+        name = type(self).__name__
+        if not isinstance(dropout, (int, float)) or not 0 <= dropout <= 1 or isinstance(dropout, bool):
+            raise ValueError(f"[{name}] dropout should be a number in range [0, 1] representing the probability "
+                             f"of an element being zeroed, got {dropout}")
+        if hidden_size <= 0 or num_layers <= 0:
+            raise ValueError(f"[{name}] hidden_size and num_layers must be positive, got {hidden_size} and "
+                             f"{num_layers}")
+        if proj_size:
+            raise NotImplementedError(f"[{name}] proj_size is not supported yet (#11)")
+        self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
+        self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
+        self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, proj_size
+        gate_size = _GATES[mode] * hidden_size
+        directions = 2 if bidirectional else 1
+        self._flat_weights_names = []
+        for layer in range(num_layers):
+            for d in range(directions):
+                layer_in = input_size if layer == 0 else hidden_size * directions
+                suffix = "_reverse" if d == 1 else ""
+                names = [f"weight_ih_l{layer}{suffix}", f"weight_hh_l{layer}{suffix}"]
+                shapes = [[gate_size, layer_in], [gate_size, hidden_size]]
+                if bias:
+                    names += [f"bias_ih_l{layer}{suffix}", f"bias_hh_l{layer}{suffix}"]
+                    shapes += [[gate_size], [gate_size]]
+                for n, s in zip(names, shapes):
+                    setattr(self, n, Parameter(_C.empty(s, dtype=dtype, device=device)))
+                self._flat_weights_names.extend(names)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1.0 / math.sqrt(self.hidden_size)
+        for p in self.parameters():
+            init.uniform_(p, -bound, bound)
+
+    @property
+    def all_weights(self):
+        return [[getattr(self, n) for n in self._flat_weights_names[i:i + (4 if self.bias else 2)]]
+                for i in range(0, len(self._flat_weights_names), 4 if self.bias else 2)]
+
+    def _weights(self, layer, d):
+        suffix = "_reverse" if d == 1 else ""
+        get = lambda n: getattr(self, f"{n}_l{layer}{suffix}") if self.bias or n.startswith("weight") else None
+        return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh")
+
+    def _run(self, input, hx):
+        name = type(self).__name__
+        is_lstm = self.mode == "LSTM"
+        if input.dim() not in (2, 3):
+            raise ValueError(f"[{name}] expected input with 2 (unbatched) or 3 dimensions, got {input.dim()}")
+        batched = input.dim() == 3
+        if not batched:
+            input = input.unsqueeze(1)
+        elif self.batch_first:
+            input = input.transpose(0, 1)
+        if input.size(-1) != self.input_size:
+            raise RuntimeError(f"[{name}] input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                               f"got {input.size(-1)}")
+        seq_len, batch = input.size(0), input.size(1)
+        directions = 2 if self.bidirectional else 1
+        state_shape = [self.num_layers * directions, batch, self.hidden_size]
+        if hx is None:
+            zeros = _C.zeros(state_shape, dtype=input.dtype, device=input.device)
+            h0, c0 = zeros, (zeros if is_lstm else None)
+        else:
+            h0, c0 = hx if is_lstm else (hx, None)
+            if not batched:
+                h0 = h0.unsqueeze(1)
+                c0 = c0.unsqueeze(1) if c0 is not None else None
+            for t, what in ((h0, "hidden"), (c0, "cell")):
+                if t is not None and list(t.shape) != state_shape:
+                    raise RuntimeError(f"[{name}] expected {what} size {tuple(state_shape)}, got {tuple(t.shape)}")
+        h_n, c_n = [], []
+        layer_input = input
+        for layer in range(self.num_layers):
+            outputs = []
+            for d in range(directions):
+                w_ih, w_hh, b_ih, b_hh = self._weights(layer, d)
+                k = layer * directions + d
+                h = h0[k]
+                c = c0[k] if is_lstm else None
+                xw = F.linear(layer_input, w_ih, b_ih)  # every step's input product at once
+                steps = range(seq_len - 1, -1, -1) if d == 1 else range(seq_len)
+                out = [None] * seq_len
+                for t in steps:
+                    if is_lstm:
+                        h, c = _lstm_step(xw[t], h, c, w_hh, b_hh)
+                    elif self.mode == "GRU":
+                        h = _gru_step(xw[t], h, w_hh, b_hh)
+                    else:
+                        h = _rnn_step(xw[t], h, w_hh, b_hh, self.mode == "RNN_RELU")
+                    out[t] = h
+                outputs.append(_C.stack(out, 0) if seq_len else _C.empty([0, batch, self.hidden_size],
+                                                                           dtype=input.dtype))
+                h_n.append(h)
+                if is_lstm:
+                    c_n.append(c)
+            layer_input = outputs[0] if directions == 1 else _C.cat(outputs, 2)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_input = F.dropout(layer_input, self.dropout, True)
+        output = layer_input
+        h_n = _C.stack(h_n, 0)
+        c_n = _C.stack(c_n, 0) if is_lstm else None
+        if not batched:
+            output = output.squeeze(1)
+            h_n = h_n.squeeze(1)
+            c_n = c_n.squeeze(1) if is_lstm else None
+        elif self.batch_first:
+            output = output.transpose(0, 1)
+        return output, ((h_n, c_n) if is_lstm else h_n)
+
+    def forward(self, input, hx=None):
+        return self._run(input, hx)
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if not self.bias:
+            s += ", bias=False"
+        if self.batch_first:
+            s += ", batch_first=True"
+        if self.dropout:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional:
+            s += ", bidirectional=True"
+        return s
+
+
+class RNN(RNNBase):
+    """Elman RNN: h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh) (nonlinearity='relu' for ReLU).
+    forward(input, h_0=None) returns (output, h_n)."""
+
+    def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True, batch_first=False,
+                 dropout=0.0, bidirectional=False, device=None, dtype=None):
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"[RNN] unknown nonlinearity '{nonlinearity}' (expected 'tanh' or 'relu')")
+        self.nonlinearity = nonlinearity
+        super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size, hidden_size, num_layers,
+                         bias, batch_first, dropout, bidirectional, device=device, dtype=dtype)
+
+
+class LSTM(RNNBase):
+    """Long short-term memory; forward(input, (h_0, c_0)=None) returns (output, (h_n, c_n))."""
+
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, proj_size=0, device=None, dtype=None):
+        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         proj_size, device=device, dtype=dtype)
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit; forward(input, h_0=None) returns (output, h_n)."""
+
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, device=None, dtype=None):
+        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         device=device, dtype=dtype)
+
+
+class _CellBase(Module):
+    _gates = 1
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
+        g = self._gates * hidden_size
+        self.weight_ih = Parameter(_C.empty([g, input_size], dtype=dtype, device=device))
+        self.weight_hh = Parameter(_C.empty([g, hidden_size], dtype=dtype, device=device))
+        if bias:
+            self.bias_ih = Parameter(_C.empty([g], dtype=dtype, device=device))
+            self.bias_hh = Parameter(_C.empty([g], dtype=dtype, device=device))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        bound = 1.0 / math.sqrt(hidden_size)
+        for p in self.parameters():
+            init.uniform_(p, -bound, bound)
+
+    def _prepare(self, input, hx):
+        if input.dim() not in (1, 2):
+            raise ValueError(f"[{type(self).__name__}] expected input to be 1D or 2D, got {input.dim()}D instead")
+        batched = input.dim() == 2
+        if not batched:
+            input = input.unsqueeze(0)
+        return input, batched
+
+    def _zeros(self, input):
+        return _C.zeros([input.size(0), self.hidden_size], dtype=input.dtype, device=input.device)
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if not self.bias:
+            s += ", bias=False"
+        return s
+
+
+class RNNCell(_CellBase):
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, device, dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        input, batched = self._prepare(input, hx)
+        h = self._zeros(input) if hx is None else (hx if batched else hx.unsqueeze(0))
+        h = _rnn_step(F.linear(input, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh,
+                      self.nonlinearity == "relu")
+        return h if batched else h.squeeze(0)
+
+
+class LSTMCell(_CellBase):
+    _gates = 4
+
+    def forward(self, input, hx=None):
+        input, batched = self._prepare(input, hx)
+        if hx is None:
+            h = c = self._zeros(input)
+        else:
+            h, c = hx if batched else (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
+        h, c = _lstm_step(F.linear(input, self.weight_ih, self.bias_ih), h, c, self.weight_hh, self.bias_hh)
+        return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
+
+
+class GRUCell(_CellBase):
+    _gates = 3
+
+    def forward(self, input, hx=None):
+        input, batched = self._prepare(input, hx)
+        h = self._zeros(input) if hx is None else (hx if batched else hx.unsqueeze(0))
+        h = _gru_step(F.linear(input, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh)
+        return h if batched else h.squeeze(0)
