@@ -534,13 +534,15 @@ at::Tensor copy_to(const at::Tensor& t, const Target& w, bool requires_grad) {
   return out;
 }
 
-// An ndarray (or NumPy scalar) as a tensor sharing its memory when `share` and the layout allows;
-// `fresh` tells whether the result owns memory no one else sees.
-at::Tensor tensor_of_array(nb::handle data, bool share, bool* fresh) {
+// An ndarray (or NumPy scalar) as a tensor sharing its memory where the layout allows (negative
+// strides and big-endian data are copied first, or refused with `no_copy`); `fresh` tells whether
+// the result owns memory no one else sees.
+at::Tensor tensor_of_array(nb::handle data, bool no_copy, bool* fresh) {
   nb::module_ np = numpy_module("tensor");
   nb::object arr = np.attr("asarray")(data);
   *fresh = !arr.is(data);
   if (py_str((arr.attr("dtype").attr("byteorder"))) == ">") {
+    if (no_copy) raise(PyExc_ValueError, "[asarray] the array is big-endian, so it cannot be shared without a copy");
     arr = arr.attr("astype")(arr.attr("dtype").attr("newbyteorder")("="));
     *fresh = true;
   }
@@ -548,7 +550,8 @@ at::Tensor tensor_of_array(nb::handle data, bool share, bool* fresh) {
   for (nb::handle s : nb::borrow<nb::tuple>(arr.attr("strides")))
     if (nb::cast<int64_t>(s) < 0) negative = true;
   if (negative) {
-    if (share) raise(PyExc_ValueError, "[asarray] the array has a negative stride, so it cannot be shared without a copy");
+    if (no_copy)
+      raise(PyExc_ValueError, "[asarray] the array has a negative stride, so it cannot be shared without a copy");
     arr = np.attr("ascontiguousarray")(arr);
     *fresh = true;
   }

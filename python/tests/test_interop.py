@@ -669,8 +669,11 @@ def test_as_tensor_and_asarray_share_when_they_can(np):
         ember.asarray(a, dtype=ember.float32, copy=False)
     with pytest.raises(ValueError, match=r"\[asarray\].*copy=False"):
         ember.asarray([1, 2], copy=False)
-    with pytest.raises(ValueError, match=r"\[asarray\]"):
+    with pytest.raises(ValueError, match=r"\[asarray\].*negative stride"):
         ember.asarray(np.arange(3.0)[::-1], copy=False)
+    with pytest.raises(ValueError, match=r"\[asarray\].*big-endian"):
+        ember.asarray(np.arange(3, dtype=">i4"), copy=False)
+    assert ember.asarray(np.arange(3, dtype=">i4")).tolist() == [0, 1, 2]
     r = ember.asarray(a, requires_grad=True)
     assert r.requires_grad and r.data_ptr() == a.ctypes.data
 
