@@ -50,6 +50,24 @@ RECORDED = {
         [0.43750000045454546, -0.9250000000806451, 1.9000000002173913],
         [0.3768097271356219, -0.8520085024336237, 1.8025702518585416],
         [0.31808864049796093, -0.7810745659686466, 1.707695097540991]]),
+    "rmsprop": (lambda ps: optim.RMSprop(ps, lr=0.01), [
+        [0.40000000909090827, -0.9000000016129033, 1.900000004347826],
+        [0.33648571960132345, -0.8327860419108515, 1.8306965497770769],
+        [0.2884120301702288, -0.7796717879042585, 1.7747729437611635]]),
+    "rmsprop_centered_momentum_wd": (lambda ps: optim.RMSprop(ps, lr=0.01, alpha=0.9, eps=1e-6, weight_decay=0.1,
+                                                              momentum=0.5, centered=True), [
+        [0.4666667632847441, -0.9666666843033417, 1.9666667111110518],
+        [0.42528389436612585, -0.9249100022612615, 1.9246887768341532],
+        [0.3837403559186044, -0.8823693627541881, 1.8815714432484434]]),
+    "adagrad": (lambda ps: optim.Adagrad(ps, lr=0.1), [
+        [0.4000000000090909, -0.9000000000016128, 1.9000000000043478],
+        [0.3366762209870538, -0.8329713742054743, 1.8308777354097117],
+        [0.28888077676953683, -0.7801456845595282, 1.775244540328283]]),
+    "adagrad_decay_wd": (lambda ps: optim.Adagrad(ps, lr=0.1, lr_decay=0.1, weight_decay=0.05,
+                                                  initial_accumulator_value=0.2, eps=1e-8), [
+        [0.4070731776415955, -0.9002550212947846, 1.9016921699403997],
+        [0.3515237767887149, -0.8393974153084318, 1.8393996333776783],
+        [0.31212244189764843, -0.7951910906189474, 1.7932208394293665]]),
 }
 
 
@@ -224,3 +242,55 @@ def test_training_a_small_model_lowers_the_loss():
             opt.step()
         assert loss.item() < 1e-4
         assert model.weight.item() == pytest.approx(3.0, abs=0.02) and model.bias.item() == pytest.approx(-1.0, abs=0.02)
+
+
+@pytest.mark.parametrize("kwargs,want", [
+    # torch.optim.LBFGS(lr=0.5, max_iter=3), two step(closure) calls
+    (dict(lr=0.5, max_iter=3), [[0.2994160287100386, -0.26919762950016624, 1.5435224649703199],
+                                [0.03870574175051522, 0.07934169437946896, 0.7450525857729698]]),
+    # the defaults reach the minimum -D / (2 C) within the first call
+    ({}, [[-0.049983988027570835, 0.03333731945347741, -0.2999956100675459]] * 2),
+])
+def test_lbfgs_matches_torch_optim(kwargs, want):
+    p = nn.Parameter(ember.tensor(P0, dtype=ember.float64))
+    opt = optim.LBFGS([p], **kwargs)
+    evals = []
+
+    def closure():
+        opt.zero_grad()
+        loss = quadratic_loss(p)
+        loss.backward()
+        evals.append(1)
+        return loss
+
+    for w in want:
+        first = opt.step(closure)
+        assert isinstance(first, ember.Tensor)
+        assert p.tolist() == pytest.approx(w, rel=1e-9, abs=1e-12)
+    if not kwargs:
+        assert [-d / (2 * c) for c, d in zip(C, D)] == pytest.approx(want[-1], abs=1e-4)
+    with pytest.raises(RuntimeError, match="needs a closure"):
+        opt.step()
+    with pytest.raises(NotImplementedError, match="strong_wolfe"):
+        optim.LBFGS([p], line_search_fn="strong_wolfe")
+
+
+def test_reduce_lr_on_plateau_matches_torch():
+    p = nn.Parameter(ember.zeros(1))
+    opt = optim.SGD([p], lr=1.0)
+    s = optim.lr_scheduler.ReduceLROnPlateau(opt, mode="min", factor=0.5, patience=1, threshold=0.1, cooldown=1,
+                                             min_lr=0.1)
+    lrs = []
+    for m in [10, 9.5, 9.4, 9.3, 5, 5, 5, 5, 5, 5, 5, 5]:
+        s.step(m)
+        lrs.append(opt.param_groups[0]["lr"])
+    # what torch.optim.lr_scheduler.ReduceLROnPlateau gives for the same metrics
+    assert lrs == [1.0, 1.0, 0.5, 0.5, 0.5, 0.5, 0.25, 0.25, 0.25, 0.125, 0.125, 0.125]
+    opt = optim.SGD([p], lr=1.0)
+    s = optim.lr_scheduler.ReduceLROnPlateau(opt, mode="max", factor=0.1, patience=0, threshold=0.5,
+                                             threshold_mode="abs")
+    lrs = []
+    for m in [1, 2, 2.4, 3, 3.1, 3.2]:
+        s.step(m)
+        lrs.append(opt.param_groups[0]["lr"])
+    assert lrs == pytest.approx([1.0, 1.0, 0.1, 0.1, 0.01, 0.001], rel=1e-12)

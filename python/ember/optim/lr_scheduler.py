@@ -104,3 +104,66 @@ class CosineAnnealingLR(LRScheduler):
     def get_lr(self):
         return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
                 for base in self.base_lrs]
+
+
+class ReduceLROnPlateau:
+    """Multiplies the lr by factor once the metric passed to step(metric) has not improved (by more than
+    threshold, relative or absolute) for more than patience steps; then waits cooldown steps."""
+
+    def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4, threshold_mode="rel",
+                 cooldown=0, min_lr=0, eps=1e-8):
+        if factor >= 1.0:
+            raise ValueError("[ReduceLROnPlateau] factor should be < 1.0")
+        if mode not in ("min", "max"):
+            raise ValueError(f"[ReduceLROnPlateau] mode {mode} is unknown (expected 'min' or 'max')")
+        if threshold_mode not in ("rel", "abs"):
+            raise ValueError(f"[ReduceLROnPlateau] threshold mode {threshold_mode} is unknown (expected 'rel' or 'abs')")
+        self.optimizer = optimizer
+        n = len(optimizer.param_groups)
+        self.min_lrs = list(min_lr) if isinstance(min_lr, (list, tuple)) else [min_lr] * n
+        if len(self.min_lrs) != n:
+            raise ValueError(f"[ReduceLROnPlateau] expected {n} min_lrs, got {len(self.min_lrs)}")
+        self.mode, self.factor, self.patience = mode, factor, patience
+        self.threshold, self.threshold_mode = threshold, threshold_mode
+        self.cooldown, self.eps = cooldown, eps
+        self.best = math.inf if mode == "min" else -math.inf
+        self.num_bad_epochs = 0
+        self.cooldown_counter = 0
+        self.last_epoch = 0
+        self._last_lr = [g["lr"] for g in optimizer.param_groups]
+
+    def _better(self, a):
+        if self.mode == "min":
+            limit = self.best * (1 - self.threshold) if self.threshold_mode == "rel" else self.best - self.threshold
+            return a < limit
+        limit = self.best * (1 + self.threshold) if self.threshold_mode == "rel" else self.best + self.threshold
+        return a > limit
+
+    def step(self, metrics, epoch=None):
+        current = float(metrics)
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
+        if self._better(current):
+            self.best = current
+            self.num_bad_epochs = 0
+        else:
+            self.num_bad_epochs += 1
+        if self.cooldown_counter > 0:
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0
+        if self.num_bad_epochs > self.patience:
+            for group, floor in zip(self.optimizer.param_groups, self.min_lrs):
+                new = max(group["lr"] * self.factor, floor)
+                if group["lr"] - new > self.eps:
+                    group["lr"] = new
+            self.cooldown_counter = self.cooldown
+            self.num_bad_epochs = 0
+        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+
+    def get_last_lr(self):
+        return self._last_lr
+
+    def state_dict(self):
+        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+
+    def load_state_dict(self, state_dict):
+        self.__dict__.update(state_dict)
