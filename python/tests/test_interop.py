@@ -1002,6 +1002,11 @@ def test_safetensors_files(tmp_path):
     assert st.load_metadata(path) == {"k": "v"}
     back["v"].fill_(0.0)  # a private mapping: the file keeps its values
     assert st.load_file(str(path))["v"].tolist() == STRIDED_VALUES
+    with st.safe_open(path, framework="pt") as f:
+        assert sorted(f.keys()) == ["e", "s", "v"] and f.metadata() == {"k": "v"}
+        assert f.get_tensor("v").tolist() == STRIDED_VALUES
+        with pytest.raises(KeyError, match="nope"):
+            f.get_tensor("nope")
     with pytest.raises(TypeError, match=r"\[safetensors\]"):
         st.save({1: ember.ones(1)})
     with pytest.raises(TypeError, match=r"\[safetensors\].*not a Tensor"):
