@@ -756,3 +756,73 @@ def test_main_job_smoke(capsys):
     out = capsys.readouterr().out
     assert "epoch  1/1" in out and "final test accuracy" in out
     assert accuracy > 60.0
+
+
+# ================================================================ more hooks, pad_sequence, NumPy collate
+def test_forward_hooks_with_kwargs_and_prepend():
+    class Scale(nn.Module):
+        def forward(self, x, factor=1.0):
+            return x * factor
+
+    m = Scale()
+    order = []
+    m.register_forward_pre_hook(lambda mod, args, kwargs: (args, {"factor": 3.0}), with_kwargs=True)
+    m.register_forward_hook(lambda mod, args, kwargs, out: order.append(("b", kwargs["factor"])), with_kwargs=True)
+    m.register_forward_hook(lambda mod, args, out: order.append(("a", out.tolist())), prepend=True)
+    assert m(T([2.0]), factor=5.0).tolist() == [6.0]
+    assert order == [("a", [6.0]), ("b", 3.0)]
+    with pytest.raises(RuntimeError, match="must return None or a tuple of"):
+        bad = Scale()
+        bad.register_forward_pre_hook(lambda mod, args, kwargs: 1, with_kwargs=True)
+        bad(T([1.0]))
+
+
+def test_full_backward_hooks():
+    lin = nn.Linear(3, 2).double()
+    seen = []
+
+    def pre(mod, grad_output):
+        seen.append("pre")
+        return (grad_output[0] * 2,)  # doubles the gradient reaching the module
+
+    def post(mod, grad_input, grad_output):
+        seen.append(("post", grad_output[0].tolist()))
+        return (grad_input[0] * 10,)
+
+    lin.register_full_backward_pre_hook(pre)
+    h = lin.register_full_backward_hook(post)
+    x = T([[1.0, 2.0, 3.0]], requires_grad=True)
+    w = T([[1.0, -1.0]])
+    (lin(x) * w).sum().backward()
+    assert seen == ["pre", ("post", [[2.0, -2.0]])]
+    W = lin.weight.tolist()
+    # d/dx of sum(w * (x W^T + b)) is w W; doubled by the pre-hook, times 10 by the hook
+    assert_close(x.grad, [[20 * (W[0][k] - W[1][k]) for k in range(3)]], rtol=1e-12)
+    assert_close(lin.bias.grad, [2.0, -2.0])  # the parameters see the doubled grad_output
+    h.remove()
+    seen.clear()
+    got = []
+    lin.register_full_backward_hook(lambda mod, gi, go: got.append(gi))
+    lin(ember.ones(1, 3, dtype=f64)).sum().backward()  # an input without grad: grad_input is (None,)
+    assert got == [(None,)] and seen == ["pre"]
+
+
+def test_pad_sequence():
+    from ember.nn.utils.rnn import pad_sequence, unpad_sequence
+    a, b, c = T([1.0, 2.0, 3.0]), T([4.0]), T([5.0, 6.0])
+    assert pad_sequence([a, b, c], batch_first=True).tolist() == [[1, 2, 3], [4, 0, 0], [5, 6, 0]]
+    assert pad_sequence([a, b], padding_value=-1).tolist() == [[1, 4], [2, -1], [3, -1]]  # (L, B)
+    assert pad_sequence([a, b], batch_first=True, padding_side="left").tolist() == [[1, 2, 3], [0, 0, 4]]
+    back = unpad_sequence(pad_sequence([a, b, c]), ember.tensor([3, 1, 2]))
+    assert [t.tolist() for t in back] == [[1, 2, 3], [4], [5, 6]]
+    rows = pad_sequence([ember.ones(2, 3), ember.ones(1, 3)], batch_first=True)
+    assert rows.shape == (2, 2, 3) and rows[1, 1].tolist() == [0.0] * 3
+
+
+def test_collate_numpy():
+    np = pytest.importorskip("numpy")
+    from ember.utils.data import default_collate
+    b = default_collate([np.arange(4, dtype=np.float32).reshape(2, 2), np.ones((2, 2), dtype=np.float32)])
+    assert b.shape == (2, 2, 2) and b.dtype == ember.float32 and b[0].tolist() == [[0, 1], [2, 3]]
+    s = default_collate([np.float64(1.5), np.float64(2.0)])
+    assert s.tolist() == [1.5, 2.0]

@@ -55,6 +55,8 @@ class Module:
         s(self, "_modules", {})
         s(self, "_forward_pre_hooks", {})
         s(self, "_forward_hooks", {})
+        s(self, "_backward_hooks", {})
+        s(self, "_backward_pre_hooks", {})
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'[Module] {type(self).__name__} is missing the required "forward" function')
@@ -435,29 +437,63 @@ class Module:
         return _IncompatibleKeys(missing, unexpected)
 
     # ------------------------------------------------------------ calling
-    def register_forward_pre_hook(self, hook):
-        """hook(module, args) runs before forward; returning a value (a tuple, or one argument)
-        replaces the positional arguments."""
-        handle = RemovableHandle(self._forward_pre_hooks)
-        self._forward_pre_hooks[handle.id] = hook
+    def _add_hook(self, store, hook, prepend, with_kwargs):
+        handle = RemovableHandle(store)
+        entry = (hook, with_kwargs)
+        if prepend:
+            items = list(store.items())
+            store.clear()
+            store[handle.id] = entry
+            store.update(items)
+        else:
+            store[handle.id] = entry
         return handle
 
-    def register_forward_hook(self, hook):
-        """hook(module, args, output) runs after forward; returning a value replaces the output."""
-        handle = RemovableHandle(self._forward_hooks)
-        self._forward_hooks[handle.id] = hook
-        return handle
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """hook(module, args) runs before forward; returning a value (a tuple, or one argument) replaces
+        the positional arguments. With with_kwargs=True it is hook(module, args, kwargs) and may return
+        an (args, kwargs) pair. prepend=True runs it before the hooks already registered."""
+        return self._add_hook(self._forward_pre_hooks, hook, prepend, with_kwargs)
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+        """hook(module, args, output) (or hook(module, args, kwargs, output) with with_kwargs=True) runs
+        after forward; returning a value replaces the output."""
+        return self._add_hook(self._forward_hooks, hook, prepend, with_kwargs)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """hook(module, grad_input, grad_output) runs when the gradients with respect to the module's
+        tensor inputs have been computed (grad_input holds None for inputs that need none); returning
+        a tuple replaces grad_input. See Note [Module backward hooks]."""
+        return self._add_hook(self._backward_hooks, hook, prepend, False)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """hook(module, grad_output) runs when the gradients with respect to the module's outputs are
+        known, before the module's backward; returning a tuple replaces grad_output."""
+        return self._add_hook(self._backward_pre_hooks, hook, prepend, False)
 
     def __call__(self, *args, **kwargs):
+        if self.__dict__.get("_backward_hooks") or self.__dict__.get("_backward_pre_hooks"):
+            return _call_with_backward_hooks(self, args, kwargs)
         if not self._forward_pre_hooks and not self._forward_hooks:
             return self.forward(*args, **kwargs)
-        for hook in list(self._forward_pre_hooks.values()):
-            r = hook(self, args)
-            if r is not None:
-                args = r if isinstance(r, tuple) else (r,)
+        return self._call_with_forward_hooks(args, kwargs)
+
+    def _call_with_forward_hooks(self, args, kwargs):
+        for hook, with_kwargs in list(self._forward_pre_hooks.values()):
+            if with_kwargs:
+                r = hook(self, args, kwargs)
+                if r is not None:
+                    if not (isinstance(r, tuple) and len(r) == 2):
+                        raise RuntimeError("[Module] a forward pre-hook with kwargs must return None or a tuple "
+                                           f"of (new_args, new_kwargs), got {r!r}")
+                    args, kwargs = r
+            else:
+                r = hook(self, args)
+                if r is not None:
+                    args = r if isinstance(r, tuple) else (r,)
         out = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
-            r = hook(self, args, out)
+        for hook, with_kwargs in list(self._forward_hooks.values()):
+            r = hook(self, args, kwargs, out) if with_kwargs else hook(self, args, out)
             if r is not None:
                 out = r
         return out
@@ -501,3 +537,82 @@ class _C_no_grad:
     def __exit__(self, *exc):
         _C._set_grad_enabled(self._prev)
         return False
+
+
+# Note [Module backward hooks]
+# register_full_backward_hook works by passing the module's tensor inputs, and then its tensor
+# outputs, through identity autograd Functions (_HookInputs, _HookOutputs) that share one _HookState.
+# The engine reaches the outputs' identity first: its backward records grad_output (after the
+# backward pre-hooks, which may replace it). It reaches the inputs' identity once the module's own
+# backward has run: there the hooks see (grad_input, grad_output) and may replace grad_input. When no
+# input needs a gradient, the hooks run at the outputs' identity with grad_input all None.
+class _HookState:
+    def __init__(self, module, n_inputs):
+        self.module, self.n_inputs, self.grad_output = module, n_inputs, None
+
+
+def _identity_function(name, backward):
+    from ..autograd import Function
+
+    def forward(ctx, state, *xs):
+        ctx.state = state
+        return tuple(x.view_as(x) for x in xs)
+
+    return type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+
+def _inputs_backward(ctx, *grads):
+    st = ctx.state
+    grads = tuple(grads)
+    for hook, _ in list(st.module._backward_hooks.values()):
+        r = hook(st.module, grads, st.grad_output)
+        if r is not None:
+            grads = tuple(r)
+    return (None,) + grads
+
+
+def _outputs_backward(ctx, *grads):
+    st = ctx.state
+    grads = tuple(grads)
+    for hook, _ in list(st.module._backward_pre_hooks.values()):
+        r = hook(st.module, grads)
+        if r is not None:
+            grads = tuple(r)
+    st.grad_output = grads
+    if st.n_inputs == 0:
+        for hook, _ in list(st.module._backward_hooks.values()):
+            hook(st.module, (None,), grads)
+    return (None,) + grads
+
+
+_hook_functions = {}
+
+
+def _call_with_backward_hooks(module, args, kwargs):
+    if not _hook_functions:
+        _hook_functions["in"] = _identity_function("BackwardHookFunctionBackward", _inputs_backward)
+        _hook_functions["out"] = _identity_function("BackwardHookFunctionBackward", _outputs_backward)
+    positions = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad]
+    state = _HookState(module, len(positions))
+    if positions and _C.is_grad_enabled():
+        wrapped = _hook_functions["in"].apply(state, *[args[i] for i in positions])
+        args = list(args)
+        for i, w in zip(positions, wrapped):
+            args[i] = w
+        args = tuple(args)
+    out = module._call_with_forward_hooks(args, kwargs)
+    if not _C.is_grad_enabled():
+        return out
+    if isinstance(out, Tensor):
+        if out.requires_grad:
+            out = _hook_functions["out"].apply(state, out)[0]
+        return out
+    if isinstance(out, (tuple, list)):
+        idx = [i for i, o in enumerate(out) if isinstance(o, Tensor) and o.requires_grad]
+        if idx:
+            wrapped = _hook_functions["out"].apply(state, *[out[i] for i in idx])
+            items = list(out)
+            for i, w in zip(idx, wrapped):
+                items[i] = w
+            out = type(out)(*items) if hasattr(out, "_fields") else type(out)(items)
+    return out

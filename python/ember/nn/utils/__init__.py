@@ -1,6 +1,8 @@
 """ember.nn.utils: gradient clipping and parameter/vector conversion."""
 import math
 
+from . import rnn  # noqa: F401
+
 from ... import _C
 from ..._C import Tensor
 

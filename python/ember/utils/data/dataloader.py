@@ -37,8 +37,11 @@ def default_collate(batch):
         if any(len(e) != n for e in batch):
             raise RuntimeError("[default_collate] each element in list of batch should be of equal size")
         return [default_collate(list(samples)) for samples in zip(*batch)]
-    if hasattr(elem, "__array__"):  # NumPy arrays and scalars, through ember.tensor
-        return _C.stack([_C.tensor(x.tolist()) for x in batch], 0)
+    if hasattr(elem, "__array__") and hasattr(elem, "dtype"):  # NumPy arrays and scalars
+        if getattr(elem, "ndim", 0) == 0:
+            return _C.tensor([x.item() for x in batch])
+        from_numpy = getattr(_C, "from_numpy", None)
+        return _C.stack([from_numpy(x) if from_numpy is not None else _C.tensor(x.tolist()) for x in batch], 0)
     raise TypeError(f"[default_collate] batch must contain tensors, numbers, dicts or lists; found {type(elem)}")
 
 
