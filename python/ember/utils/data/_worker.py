@@ -5,7 +5,9 @@ Note [DataLoader workers]
 Workers are started with multiprocessing's "spawn" method by default: a process forked from one
 whose OpenMP thread pool has run cannot run a parallel region itself (libgomp hangs in the child),
 so a forked worker would hang on its first tensor op. Each worker gets the dataset and collate_fn by
-pickling (tensors pickle through the checkpoint format) and a queue of (batch number, indices).
+pickling, with every tensor in it moved to a shared-memory file on the way (_SharedPayload: an
+in-memory dataset of tensors reaches each worker as one memcpy, not a serialisation), and a queue of
+(batch number, indices).
 
 A collated batch goes back as a skeleton of its lists/tuples/dicts in which every tensor is replaced
 by a _SharedTensor: the worker copies the tensor's bytes into a file in /dev/shm (a POSIX shared
@@ -15,8 +17,10 @@ tensor with ember.frombuffer, so a batch's data crosses the process boundary as 
 pickling of its bytes. The main process hands batches out in order, keeping prefetch_factor batches
 per worker in flight.
 """
+import io
 import mmap
 import os
+import pickle
 import queue
 import random
 import tempfile
@@ -104,6 +108,30 @@ def _from_shared(obj):
     if isinstance(obj, (list, tuple)):
         return type(obj)(_from_shared(v) for v in obj)
     return obj
+
+
+class _ShmPickler(pickle.Pickler):
+    def reducer_override(self, obj):
+        if isinstance(obj, Tensor):
+            return _from_shared, (_to_shared(obj),)
+        return NotImplemented
+
+
+def _loads(data):
+    return pickle.loads(data)
+
+
+class _SharedPayload:
+    """Pickles the object it wraps with each tensor inside replaced by a shared-memory file (which the
+    receiving process maps and unlinks); unpickles as the object itself."""
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __reduce__(self):
+        buf = io.BytesIO()
+        _ShmPickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(self.obj)
+        return _loads, (buf.getvalue(),)
 
 
 def _release(obj):
@@ -206,16 +234,17 @@ class _MultiProcessIter:
         self._timeout = loader.timeout if loader.timeout > 0 else None
         base_seed = random.getrandbits(63) if loader.generator is None else _seed_of(loader.generator)
         self._num_workers = loader.num_workers
-        for w in range(self._num_workers):
-            q = ctx.Queue()
-            p = ctx.Process(target=_worker_loop, daemon=True,
-                            args=(loader.dataset, q, self._result_queue, loader.collate_fn,
-                                  loader.batch_size is not None or loader.batch_sampler is not None, w,
-                                  self._num_workers, base_seed + w, loader.worker_init_fn, self._iterable,
-                                  loader.batch_size, loader.drop_last))
-            p.start()
-            self._workers.append(p)
-            self._index_queues.append(q)
+        # A worker's ops run on one thread (as PyTorch's workers do): set before the spawned child starts, so
+        # that its OpenMP runtime reads it; the parent's runtime has long read its own.
+        saved = os.environ.get("OMP_NUM_THREADS")
+        os.environ["OMP_NUM_THREADS"] = "1"
+        try:
+            self._start_workers(ctx, loader, base_seed)
+        finally:
+            if saved is None:
+                del os.environ["OMP_NUM_THREADS"]
+            else:
+                os.environ["OMP_NUM_THREADS"] = saved
         self._batches = iter(loader.batch_sampler if loader.batch_sampler is not None else loader.sampler) \
             if not self._iterable else None
         self._sent = 0        # batches requested
@@ -227,6 +256,18 @@ class _MultiProcessIter:
         for _ in range(loader.prefetch_factor * self._num_workers):
             if not self._request():
                 break
+
+    def _start_workers(self, ctx, loader, base_seed):
+        for w in range(self._num_workers):
+            q = ctx.Queue()
+            p = ctx.Process(target=_worker_loop, daemon=True,
+                            args=(_SharedPayload(loader.dataset), q, self._result_queue, loader.collate_fn,
+                                  loader.batch_size is not None or loader.batch_sampler is not None, w,
+                                  self._num_workers, base_seed + w, loader.worker_init_fn, self._iterable,
+                                  loader.batch_size, loader.drop_last))
+            p.start()
+            self._workers.append(p)
+            self._index_queues.append(q)
 
     def _request(self):
         if self._iterable:
