@@ -826,3 +826,27 @@ def test_collate_numpy():
     assert b.shape == (2, 2, 2) and b.dtype == ember.float32 and b[0].tolist() == [[0, 1], [2, 3]]
     s = default_collate([np.float64(1.5), np.float64(2.0)])
     assert s.tolist() == [1.5, 2.0]
+
+
+# ================================================================ checkpoints shared with PyTorch
+@pytest.mark.skipif(not hasattr(ember, "load"), reason="ember.load is not built")
+def test_load_a_state_dict_saved_by_pytorch(tmp_path):
+    """data/torch_small_state_dict.pt is torch.save(model.state_dict()) of this model from PyTorch 2.15,
+    with deterministic weights; the eval-mode output below is what PyTorch computed from it."""
+    model = nn.Sequential(nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2), nn.ReLU(), nn.Flatten(), nn.Linear(8, 3)).double()
+    sd = ember.load(os.path.join(os.path.dirname(__file__), "data", "torch_small_state_dict.pt"))
+    assert list(sd) == ["0.weight", "0.bias", "1.weight", "1.bias", "1.running_mean", "1.running_var",
+                        "1.num_batches_tracked", "4.weight", "4.bias"]
+    model.load_state_dict(sd)
+    assert model[1].num_batches_tracked.item() == 7
+    model.eval()
+    r = random.Random(99)
+    x = T([r.uniform(-1, 1) for _ in range(32)]).reshape(2, 1, 4, 4)
+    assert_close(model(x), [[-2.074424717515547, -0.984827359460402, 0.4412470303743543],
+                            [-2.367956228389726, -1.597066711764114, -0.630137530228772]], rtol=1e-12)
+    # and back: ember.save of the state_dict loads into a fresh model with the same outputs
+    path = str(tmp_path / "small.pt")
+    ember.save(model.state_dict(), path)
+    again = nn.Sequential(nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2), nn.ReLU(), nn.Flatten(), nn.Linear(8, 3)).double()
+    again.load_state_dict(ember.load(path))
+    assert again.eval()(x).equal(model(x))
