@@ -850,3 +850,19 @@ def test_load_a_state_dict_saved_by_pytorch(tmp_path):
     again = nn.Sequential(nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2), nn.ReLU(), nn.Flatten(), nn.Linear(8, 3)).double()
     again.load_state_dict(ember.load(path))
     assert again.eval()(x).equal(model(x))
+
+
+def test_weighted_random_sampler():
+    from ember.utils.data import WeightedRandomSampler
+    s = WeightedRandomSampler([0.0, 1.0, 3.0], 4000, generator=0)
+    draws = list(s)
+    assert len(s) == 4000 and 0 not in draws
+    assert abs(draws.count(2) / 4000 - 0.75) < 0.03  # proportional to the weights
+    assert list(WeightedRandomSampler([0.0, 1.0, 3.0], 4000, generator=0)) == draws  # repeatable
+    once = list(WeightedRandomSampler(ember.tensor([1.0, 1.0, 1.0, 0.0]), 3, replacement=False, generator=1))
+    assert sorted(once) == [0, 1, 2]
+    with pytest.raises(ValueError, match="cannot exceed"):
+        WeightedRandomSampler([1.0, 0.0], 2, replacement=False)
+    batches = list(DataLoader(list(range(10)), batch_size=5, sampler=WeightedRandomSampler([1.0] * 10, 10,
+                                                                                          generator=3)))
+    assert [len(b) for b in batches] == [5, 5]

@@ -120,3 +120,40 @@ class BatchSampler(Sampler):
     def __len__(self):
         n = len(self.sampler)
         return n // self.batch_size if self.drop_last else (n + self.batch_size - 1) // self.batch_size
+
+
+class WeightedRandomSampler(Sampler):
+    """num_samples indices drawn with probability proportional to weights (with replacement by default)."""
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"[WeightedRandomSampler] num_samples should be a positive integer value, "
+                             f"got {num_samples}")
+        w = weights.tolist() if hasattr(weights, "tolist") else list(weights)
+        if any(not isinstance(x, (int, float)) or x < 0 for x in w) or not any(w):
+            raise ValueError("[WeightedRandomSampler] weights must be non-negative numbers, not all zero")
+        if not replacement and num_samples > sum(1 for x in w if x > 0):
+            raise ValueError("[WeightedRandomSampler] without replacement, num_samples cannot exceed the number "
+                             "of non-zero weights")
+        self.weights, self.num_samples, self.replacement, self.generator = w, num_samples, replacement, generator
+        self._rng = None
+
+    def __iter__(self):
+        if self.generator is None:
+            rng = _rng(None)
+        else:
+            if self._rng is None:
+                self._rng = _rng(self.generator)
+            rng = self._rng
+        if self.replacement:
+            return iter(rng.choices(range(len(self.weights)), weights=self.weights, k=self.num_samples))
+        w = list(self.weights)
+        picked = []
+        for _ in range(self.num_samples):
+            i = rng.choices(range(len(w)), weights=w, k=1)[0]
+            picked.append(i)
+            w[i] = 0
+        return iter(picked)
+
+    def __len__(self):
+        return self.num_samples
