@@ -71,6 +71,8 @@ inline namespace EMBER_VEC_NS {
 // Level primitives on the native register types NF (float lanes) and ND (double lanes): set1,
 // loadu, storeu, add, sub, mul, div, neg, abs, sqrt, floor, ceil, trunc, round (half to even),
 // max_nan/min_nan (a NaN operand is returned as it is, a's first, like the scalar versions),
+// max_c/min_c (float lanes: the same as max_nan/min_nan(a, c) for a c with no NaN and no zero
+// lane, in one vmax/vmin: those return their second operand a where either is NaN),
 // blend_gt(x, t, a, b) (x > t ? a : b per lane; false for NaN), any_gt(x, t), and apply1/apply2,
 // which run a SLEEF function named by EMBER_SLEEF_F / EMBER_SLEEF_D. Float lanes only: fma(a, b, c)
 // (fused where the level has FMA, a * b + c rounded twice at sse2 and generic without it),
@@ -130,6 +132,8 @@ inline NF min_nan(NF a, NF b) {
 inline ND min_nan(ND a, ND b) {
   return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q), _mm512_min_pd(a, b), a);
 }
+inline NF max_c(NF a, NF c) { return _mm512_max_ps(c, a); }
+inline NF min_c(NF a, NF c) { return _mm512_min_ps(c, a); }
 inline NF blend_gt(NF x, NF t, NF a, NF b) { return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, t, _CMP_GT_OQ), b, a); }
 inline ND blend_gt(ND x, ND t, ND a, ND b) { return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, t, _CMP_GT_OQ), b, a); }
 inline bool any_gt(NF x, NF t) { return _mm512_cmp_ps_mask(x, t, _CMP_GT_OQ) != 0; }
@@ -185,6 +189,8 @@ inline NF max_nan(NF a, NF b) { return _mm256_blendv_ps(_mm256_max_ps(a, b), a, 
 inline ND max_nan(ND a, ND b) { return _mm256_blendv_pd(_mm256_max_pd(a, b), a, _mm256_cmp_pd(a, a, _CMP_UNORD_Q)); }
 inline NF min_nan(NF a, NF b) { return _mm256_blendv_ps(_mm256_min_ps(a, b), a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q)); }
 inline ND min_nan(ND a, ND b) { return _mm256_blendv_pd(_mm256_min_pd(a, b), a, _mm256_cmp_pd(a, a, _CMP_UNORD_Q)); }
+inline NF max_c(NF a, NF c) { return _mm256_max_ps(c, a); }
+inline NF min_c(NF a, NF c) { return _mm256_min_ps(c, a); }
 inline NF blend_gt(NF x, NF t, NF a, NF b) { return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, t, _CMP_GT_OQ)); }
 inline ND blend_gt(ND x, ND t, ND a, ND b) { return _mm256_blendv_pd(b, a, _mm256_cmp_pd(x, t, _CMP_GT_OQ)); }
 inline bool any_gt(NF x, NF t) { return _mm256_movemask_ps(_mm256_cmp_ps(x, t, _CMP_GT_OQ)) != 0; }
@@ -260,6 +266,8 @@ inline ND ceil(ND a) { ND t = trunc(a); return _mm_sub_pd(t, _mm_and_pd(_mm_cmpl
 inline NF max_nan(NF a, NF b) { return select(_mm_cmpunord_ps(a, a), a, _mm_max_ps(a, b)); }
 inline ND max_nan(ND a, ND b) { return select(_mm_cmpunord_pd(a, a), a, _mm_max_pd(a, b)); }
 inline NF min_nan(NF a, NF b) { return select(_mm_cmpunord_ps(a, a), a, _mm_min_ps(a, b)); }
+inline NF max_c(NF a, NF c) { return _mm_max_ps(c, a); }
+inline NF min_c(NF a, NF c) { return _mm_min_ps(c, a); }
 inline ND min_nan(ND a, ND b) { return select(_mm_cmpunord_pd(a, a), a, _mm_min_pd(a, b)); }
 inline NF blend_gt(NF x, NF t, NF a, NF b) { return select(_mm_cmpgt_ps(x, t), a, b); }
 inline ND blend_gt(ND x, ND t, ND a, ND b) { return select(_mm_cmpgt_pd(x, t), a, b); }
@@ -321,6 +329,8 @@ EMBER_VEC_GENERIC_OP2(mul, x * y)
 EMBER_VEC_GENERIC_OP2(div, x / y)
 EMBER_VEC_GENERIC_OP2(max_nan, ::ember::pw::max_nan(x, y))
 EMBER_VEC_GENERIC_OP2(min_nan, ::ember::pw::min_nan(x, y))
+inline NF max_c(NF a, NF c) { return max_nan(a, c); }
+inline NF min_c(NF a, NF c) { return min_nan(a, c); }
 #undef EMBER_VEC_GENERIC_OP2
 #define EMBER_VEC_GENERIC_OP1(NAME, EXPR) \
   template <typename T, int N>            \
@@ -385,8 +395,12 @@ inline X apply2(const G& f, X a, X b) { return f(a, b); }
 #if !defined(EMBER_VEC_HAVE_SCALE2)
 // p 2^n rounded once, for p in [0.5, 2) and an integer-valued n in [-152, 128]: p 2^m with m
 // clamped to [-125, 127] is a normal float (exact), and the rest of n, in [-27, 1], rounds once.
+// When every lane's n is in [-125, 127] that is p 2^n in one step, the same bits (the second factor
+// is 1); exp takes it for all but arguments past about +-86.6. (A NaN n lane comes with a NaN p
+// from exp, whose bits any factor keeps.)
 inline NF scale2(NF p, NF n) {
-  const NF m = min_nan(max_nan(n, set1(-125.0f)), set1(127.0f));
+  if (!any_gt(n, set1(127.0f)) && !any_gt(set1(-125.0f), n)) return mul(p, pow2i(n));
+  const NF m = min_c(max_c(n, set1(-125.0f)), set1(127.0f));
   return mul(mul(p, pow2i(m)), pow2i(sub(n, m)));
 }
 #endif
@@ -573,7 +587,7 @@ inline constexpr float kExp[] = {0x1p-1f, 0x1.555552p-3f, 0x1.5554e6p-5f, 0x1.11
 inline VF exp(VF x) {  // Note [Own float exp]
   using namespace exp_detail;
   using vecimpl::fma;
-  const VF xc = vecimpl::min_nan(vecimpl::max_nan(x.v, VF(-104.0f).v), VF(89.0f).v);
+  const VF xc = vecimpl::min_c(vecimpl::max_c(x.v, VF(-104.0f).v), VF(89.0f).v);
   const VF n = VF(fma(xc.v, VF(1.44269504f).v, VF(12582912.0f).v)) - 12582912.0f;
   const VF r = fma(n.v, VF(-0x1.7f7d1cp-20f).v, fma(n.v, VF(-0x1.62e4p-1f).v, xc.v));
   VF q(kExp[5]);
@@ -696,8 +710,8 @@ EMBER_VEC_COMPOSITES(VD, double)
 namespace erf_detail {
 inline VF fma(VF a, VF b, VF c) { return vecimpl::fma(a.v, b.v, c.v); }
 inline VF select_gt(VF x, VF t, VF a, VF b) { return vecimpl::blend_gt(x.v, t.v, a.v, b.v); }
-inline VF min_v(VF a, float b) { return vecimpl::min_nan(a.v, VF(b).v); }
-inline VF max_v(VF a, float b) { return vecimpl::max_nan(a.v, VF(b).v); }
+inline VF min_v(VF a, float b) { return vecimpl::min_c(a.v, VF(b).v); }  // b: a nonzero constant
+inline VF max_v(VF a, float b) { return vecimpl::max_c(a.v, VF(b).v); }
 inline VF fms(VF a, VF b, VF c) { return vecimpl::fms(a.v, b.v, c.v); }
 inline VF fnma(VF a, VF b, VF c) { return vecimpl::fnma(a.v, b.v, c.v); }
 // c[From] + c[From + 1] x + ... + c[N - 1] x^(N - 1 - From)
