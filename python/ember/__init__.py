@@ -11,6 +11,7 @@ import functools as _functools
 from . import _C
 from ._C import *  # noqa: F401,F403  (the generated functions, dtypes, Tensor)
 from ._C import Tensor, dtype, device, layout, memory_format, is_grad_enabled, _set_grad_enabled  # noqa: F401
+from ._C import Generator, default_generator  # noqa: F401
 
 # `import *` skips private names; ember._softmax & co. are ops too (as torch._softmax is).
 for _n in dir(_C):
@@ -42,29 +43,11 @@ def _rmatmul(self, other):
     return _C.matmul(other, self)
 
 
-def _eq(self, other):
-    if other is None:
-        return False
-    return _C.eq(self, other)
-
-
-def _ne(self, other):
-    if other is None:
-        return True
-    return _C.ne(self, other)
-
-
+# The binary operators and comparisons (__add__, __iadd__, __eq__, ...) are set by ember._C: each is
+# the generated method, returning NotImplemented for a NumPy array operand (module.cpp).
 for _name, _fn in {
-    "__add__": _T.add, "__radd__": _T.add, "__iadd__": _T.add_,
-    "__sub__": _T.sub, "__rsub__": _rsub, "__isub__": _T.sub_,
-    "__mul__": _T.mul, "__rmul__": _T.mul, "__imul__": _T.mul_,
-    "__truediv__": _T.div, "__rtruediv__": _rtruediv, "__itruediv__": _T.div_,
-    "__floordiv__": _T.floor_divide, "__mod__": _T.remainder,
-    "__pow__": _T.pow, "__rpow__": _rpow,
-    "__matmul__": _T.matmul, "__rmatmul__": _rmatmul,
+    "__rsub__": _rsub, "__rtruediv__": _rtruediv, "__rpow__": _rpow, "__rmatmul__": _rmatmul,
     "__neg__": _T.neg, "__pos__": _T.positive, "__abs__": _T.abs, "__invert__": _T.bitwise_not,
-    "__and__": _T.bitwise_and, "__or__": _T.bitwise_or, "__xor__": _T.bitwise_xor,
-    "__eq__": _eq, "__ne__": _ne, "__lt__": _T.lt, "__le__": _T.le, "__gt__": _T.gt, "__ge__": _T.ge,
 }.items():
     setattr(_T, _name, _fn)
 
@@ -94,6 +77,48 @@ def _to(self, *args, **kwargs):
                 kwargs[name] = args[k]
         return _to_generated(self, **kwargs)
     return _to_generated(self, *args, **kwargs)
+
+
+# ---------------------------------------------------------------- printing (python/ember/_tensor_str.py)
+from ._tensor_str import set_printoptions, get_printoptions  # noqa: E402
+from . import _tensor_str  # noqa: E402
+
+_T.__repr__ = _tensor_str.tensor_repr
+_T.__str__ = _tensor_str.tensor_repr
+_T.__format__ = _tensor_str.tensor_format
+
+# ---------------------------------------------------------------- random seeds
+# ember.Generator and ember.default_generator come from _C (the default CPU stream, which every
+# random op draws from when given no generator=).
+
+
+def manual_seed(seed):
+    """Seeds the default generators (CPU and every CUDA device) with the int seed; returns
+    ember.default_generator. A seed is an int in [-2^63, 2^64)."""
+    _C._manual_seed(_builtins.int(seed))
+    return default_generator
+
+
+def seed():
+    """Seeds the default generators from the OS; returns the seed."""
+    s = default_generator.seed()
+    _C._manual_seed(s)
+    return s
+
+
+def initial_seed():
+    """The seed the default CPU generator last started from."""
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    """The default CPU generator's state (a uint8 tensor) for set_rng_state."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state):
+    """Continues the default CPU generator from a get_rng_state() tensor."""
+    default_generator.set_state(new_state)
 
 
 _to.__doc__ = _to_generated.__doc__

@@ -98,7 +98,7 @@ bool accepts(const Param& p, PyObject* o) {
       return is_instance(o, types.device) || PyUnicode_Check(o) || (PyLong_Check(o) && !PyBool_Check(o));
     case Kind::MemoryFormat: case Kind::OptMemoryFormat: return is_instance(o, types.memory_format);
     case Kind::Str: case Kind::OptStr: return PyUnicode_Check(o);
-    case Kind::Generator: return false;  // TODO(#11): ember.Generator objects; only None now
+    case Kind::Generator: return is_instance(o, types.generator);
   }
   return false;
 }
@@ -469,7 +469,10 @@ std::optional<std::string> Args::opt_str(int i) const {
   if (none(i)) return std::nullopt;
   return str(i);
 }
-std::optional<at::Generator> Args::generator(int) const { return std::nullopt; }
+std::optional<at::Generator> Args::generator(int i) const {
+  if (none(i)) return std::nullopt;
+  return nb::inst_ptr<PyGenerator>(s_[i])->g;
+}
 
 void MethodTable::add(const char* name, PyObject* (*fn)(PyObject*, PyObject* const*, Py_ssize_t, PyObject*),
                       const char* doc) {

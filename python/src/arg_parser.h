@@ -73,6 +73,7 @@ struct Types {
   PyTypeObject* device = nullptr;
   PyTypeObject* layout = nullptr;
   PyTypeObject* memory_format = nullptr;
+  PyTypeObject* generator = nullptr;
 };
 extern Types types;
 
@@ -80,6 +81,7 @@ struct PyDtype { at::ScalarType t; };
 struct PyDevice { at::Device d; };
 struct PyLayout { at::Layout l; };
 struct PyMemoryFormat { at::MemoryFormat m; };
+struct PyGenerator { at::Generator g; };  // ember.Generator (module.cpp)
 
 bool is_tensor(PyObject* o);
 /// The at::Tensor inside an ember.Tensor (no check).

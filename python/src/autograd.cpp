@@ -17,6 +17,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 #include <ATen/core/GradMode.h>
@@ -75,12 +76,55 @@ struct HookState {
   explicit HookState(PyObject* f) : fn(f) {}
 };
 
+// The handle refers to the state weakly: the C++ hook is its only owner, so a tensor that is the
+// only owner of its hooks owns their callables (Note [Tensor GC] below).
 struct HookHandle {
-  std::shared_ptr<HookState> state;
+  std::weak_ptr<HookState> state;
   void remove() {
-    if (state) state->fn.reset();
+    if (auto s = state.lock()) s->fn.reset();
   }
 };
+
+// Note [Tensor GC]
+// ember.Tensor takes part in Python's cyclic GC (module.cpp installs tp_traverse/tp_clear) so that
+// `x.register_hook(lambda g: x ...)` or `y.grad_fn.keep = y` can be collected. The Python objects a
+// tensor keeps alive through C++ are its hooks' callables (held by the C++ hook on the leaf's meta
+// or on the grad_fn) and, for an output of an autograd.Function, the ctx and class held by its
+// PyNode. A wrapper reports them only while it is their sole owner: its TensorImpl is referenced by
+// this wrapper alone (wrappers are not unique per tensor), the grad_fn only by the tensor's meta,
+// and each HookState only by its C++ hook. Otherwise the references belong to whoever else holds
+// the tensor or node, and reporting them from here would let the GC free objects still in use.
+// g_hook_states finds a tensor's Python hooks: key = TensorImpl* (leaf hooks) or Node* (hooks on a
+// grad_fn); read and written with the GIL held; expired entries are pruned as the map grows.
+std::unordered_map<const void*, std::vector<std::weak_ptr<HookState>>> g_hook_states;
+size_t g_hook_prune_at = 64;
+
+void remember_hook(const void* key, const std::shared_ptr<HookState>& s) {
+  if (g_hook_states.size() >= g_hook_prune_at) {
+    for (auto i = g_hook_states.begin(); i != g_hook_states.end();) {
+      auto& v = i->second;
+      v.erase(std::remove_if(v.begin(), v.end(), [](const std::weak_ptr<HookState>& w) { return w.expired(); }),
+              v.end());
+      i = v.empty() ? g_hook_states.erase(i) : std::next(i);
+    }
+    g_hook_prune_at = std::max<size_t>(64, 2 * g_hook_states.size());
+  }
+  g_hook_states[key].push_back(s);
+}
+
+// Calls f(HookState&) for each hook under `key` that its C++ hook alone owns.
+template <typename F>
+int for_owned_hooks(const void* key, F&& f) {
+  auto it = g_hook_states.find(key);
+  if (it == g_hook_states.end()) return 0;
+  for (const auto& w : it->second) {
+    if (w.use_count() != 1) continue;
+    std::shared_ptr<HookState> s = w.lock();
+    if (!s) continue;
+    if (int r = f(*s)) return r;
+  }
+  return 0;
+}
 
 at::Tensor run_hook(const HookState& s, const at::Tensor& grad) {
   nb::gil_scoped_acquire gil;
@@ -106,6 +150,11 @@ HookHandle register_hook(const at::Tensor& t, nb::handle fn) {
   if (!PyCallable_Check(fn.ptr())) raise_type_error("[register_hook] expected a callable; got " + type_name(fn.ptr()));
   auto state = std::make_shared<HookState>(fn.ptr());
   t._register_hook([state](const at::Tensor& g) { return run_hook(*state, g); });
+  // Where _register_hook put it: on the grad_fn of a non-leaf, else on the leaf's meta.
+  torch::autograd::AutogradMeta* meta = torch::autograd::impl::get_autograd_meta(t);
+  const void* key = meta && meta->grad_fn_ ? static_cast<const void*>(meta->grad_fn_.get())
+                                           : static_cast<const void*>(t.unsafeGetTensorImpl());
+  remember_hook(key, state);
   return HookHandle{state};
 }
 
@@ -136,6 +185,8 @@ struct PyNode : torch::autograd::CppNodeBase {
 
   variable_list call_python_backward(variable_list g) {
     nb::gil_scoped_acquire gil;
+    EMBER_CHECK(ctx.get() && cls.get(), "[", name_, "] expected a live Function node; got one whose Python state "
+                "the garbage collector cleared");
     nb::object args = nb::steal(PyTuple_New(1 + n_outputs));
     Py_INCREF(ctx.get());
     PyTuple_SET_ITEM(args.ptr(), 0, ctx.get());
@@ -321,6 +372,43 @@ void set_property(nb::handle type, const char* name, nb::object getter, nb::obje
 }  // namespace
 
 namespace ember::python {
+
+int traverse_tensor_refs(const at::Tensor& t, visitproc visit, void* arg) {
+  if (!t.defined() || t.use_count() != 1) return 0;
+  torch::autograd::AutogradMeta* meta = torch::autograd::impl::get_autograd_meta(t);
+  if (!meta) return 0;
+  auto visit_hook = [&](HookState& s) -> int {
+    Py_VISIT(s.fn.get());
+    return 0;
+  };
+  if (int r = for_owned_hooks(t.unsafeGetTensorImpl(), visit_hook)) return r;
+  const std::shared_ptr<Node>& fn = meta->grad_fn_;
+  if (!fn || fn.use_count() != 1) return 0;
+  if (int r = for_owned_hooks(fn.get(), visit_hook)) return r;
+  if (auto* p = dynamic_cast<PyNode*>(fn.get())) {
+    Py_VISIT(p->ctx.get());
+    Py_VISIT(p->cls.get());
+  }
+  return 0;
+}
+
+void clear_tensor_refs(const at::Tensor& t) {
+  if (!t.defined() || t.use_count() != 1) return;
+  torch::autograd::AutogradMeta* meta = torch::autograd::impl::get_autograd_meta(t);
+  if (!meta) return;
+  auto clear_hook = [](HookState& s) {
+    s.fn.reset();  // the C++ hook stays and does nothing, as after handle.remove()
+    return 0;
+  };
+  for_owned_hooks(t.unsafeGetTensorImpl(), clear_hook);
+  std::shared_ptr<Node> fn = meta->grad_fn_;
+  if (!fn || fn.use_count() != 2) return;  // this tensor's meta and `fn` above
+  for_owned_hooks(fn.get(), clear_hook);
+  if (auto* p = dynamic_cast<PyNode*>(fn.get())) {
+    p->ctx.reset();
+    p->cls.reset();
+  }
+}
 
 void bind_autograd(nb::module_& m) {
   // ---- hooks

@@ -6,8 +6,10 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <array>
 #include <cstring>
-#include <sstream>
+#include <random>
+#include <utility>
 
 #include <ATen/core/GradMode.h>
 #include <torch/autograd.h>
@@ -184,6 +186,116 @@ std::vector<at::indexing::TensorIndex> to_indices(nb::handle index) {
   return out;
 }
 
+// ---------------------------------------------------------------- GC (Note [Tensor GC] in autograd.cpp)
+int tensor_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));
+  if (PyObject** d = _PyObject_GetDictPtr(self)) Py_VISIT(*d);
+  if (!nb::inst_ready(self)) return 0;
+  return traverse_tensor_refs(unpack(self), visit, arg);
+}
+
+int tensor_clear(PyObject* self) {
+  if (PyObject** d = _PyObject_GetDictPtr(self)) Py_CLEAR(*d);
+  if (nb::inst_ready(self)) clear_tensor_refs(unpack(self));
+  return 0;
+}
+
+PyType_Slot g_tensor_slots[] = {
+    {Py_tp_traverse, reinterpret_cast<void*>(&tensor_traverse)},
+    {Py_tp_clear, reinterpret_cast<void*>(&tensor_clear)},
+    {0, nullptr},
+};
+
+// ---------------------------------------------------------------- operators
+// The binary operators are the generated methods of the same meaning, behind an entry that returns
+// NotImplemented for a NumPy array operand, so that Python then tries the array's reflected
+// operator: NumPy's ufunc computes it and Tensor.__array_wrap__ makes the result an ember.Tensor
+// (PyTorch also answers `tensor + ndarray` with a tensor). `t == None` is False, `t != None` True.
+bool is_ndarray(PyObject* o) {
+  static PyObject* ndarray = nullptr;  // numpy.ndarray, once numpy is loaded (never released)
+  if (!ndarray) {
+    PyObject* np = PyImport_GetModule(nb::str("numpy").ptr());
+    if (!np) {
+      PyErr_Clear();
+      return false;
+    }
+    ndarray = PyObject_GetAttrString(np, "ndarray");
+    Py_DECREF(np);
+    if (!ndarray) {
+      PyErr_Clear();
+      return false;
+    }
+  }
+  return PyObject_TypeCheck(o, reinterpret_cast<PyTypeObject*>(ndarray));
+}
+
+using FastFn = PyObject* (*)(PyObject*, PyObject* const*, Py_ssize_t, PyObject*);
+enum class OpKind : uint8_t { Plain, Eq, Ne };
+struct Operator {
+  const char* dunder;
+  const char* method;
+  OpKind kind;
+  FastFn target;
+};
+Operator g_operators[] = {
+    {"__add__", "add", OpKind::Plain, nullptr},          {"__radd__", "add", OpKind::Plain, nullptr},
+    {"__iadd__", "add_", OpKind::Plain, nullptr},        {"__sub__", "sub", OpKind::Plain, nullptr},
+    {"__isub__", "sub_", OpKind::Plain, nullptr},        {"__mul__", "mul", OpKind::Plain, nullptr},
+    {"__rmul__", "mul", OpKind::Plain, nullptr},         {"__imul__", "mul_", OpKind::Plain, nullptr},
+    {"__truediv__", "div", OpKind::Plain, nullptr},      {"__itruediv__", "div_", OpKind::Plain, nullptr},
+    {"__floordiv__", "floor_divide", OpKind::Plain, nullptr}, {"__mod__", "remainder", OpKind::Plain, nullptr},
+    {"__pow__", "pow", OpKind::Plain, nullptr},          {"__matmul__", "matmul", OpKind::Plain, nullptr},
+    {"__and__", "bitwise_and", OpKind::Plain, nullptr},  {"__or__", "bitwise_or", OpKind::Plain, nullptr},
+    {"__xor__", "bitwise_xor", OpKind::Plain, nullptr},  {"__eq__", "eq", OpKind::Eq, nullptr},
+    {"__ne__", "ne", OpKind::Ne, nullptr},               {"__lt__", "lt", OpKind::Plain, nullptr},
+    {"__le__", "le", OpKind::Plain, nullptr},            {"__gt__", "gt", OpKind::Plain, nullptr},
+    {"__ge__", "ge", OpKind::Plain, nullptr},
+};
+constexpr size_t kOperators = sizeof(g_operators) / sizeof(g_operators[0]);
+
+template <size_t I>
+PyObject* operator_entry(PyObject* self, PyObject* const* args, Py_ssize_t n, PyObject* kw) {
+  const Operator& op = g_operators[I];
+  if (n == 1 && !kw && Py_TYPE(args[0]) != types.tensor) {
+    if (op.kind != OpKind::Plain && args[0] == Py_None) return PyBool_FromLong(op.kind == OpKind::Ne);
+    if (!PyLong_Check(args[0]) && !PyFloat_Check(args[0]) && is_ndarray(args[0])) Py_RETURN_NOTIMPLEMENTED;
+  }
+  return op.target(self, args, n, kw);
+}
+
+template <size_t... I>
+constexpr std::array<FastFn, sizeof...(I)> operator_entries(std::index_sequence<I...>) {
+  return {&operator_entry<I>...};
+}
+
+// ---------------------------------------------------------------- ember.Generator
+// A seed as PyTorch takes one: an int in [-2^63, 2^64); a negative one is read as its 64-bit two's
+// complement. As in PyTorch, another type is a RuntimeError and an int out of range a ValueError.
+uint64_t to_seed(nb::handle o, const char* op) {
+  if (PyBool_Check(o.ptr()) || !PyIndex_Check(o.ptr())) {
+    PyErr_Format(PyExc_RuntimeError, "[%s] expected an int seed; got %s", op, Py_TYPE(o.ptr())->tp_name);
+    raise_set();
+  }
+  nb::object v = nb::steal(PyNumber_Index(o.ptr()));
+  if (!v.is_valid()) raise_set();
+  int overflow = 0;
+  long long s = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+  if (overflow == 0) return static_cast<uint64_t>(s);
+  if (overflow > 0) {
+    unsigned long long u = PyLong_AsUnsignedLongLong(v.ptr());
+    if (!PyErr_Occurred()) return u;
+    PyErr_Clear();
+  }
+  PyErr_Format(PyExc_ValueError, "[%s] expected a seed in [-2^63, 2^64); got %S", op, v.ptr());
+  raise_set();
+}
+
+// 53 random bits from the OS (a seed that survives a round trip through a Python float).
+uint64_t nondeterministic_seed() {
+  std::random_device rd;
+  return ((static_cast<uint64_t>(rd()) << 32) | rd()) & ((uint64_t{1} << 53) - 1);
+}
+
 void translate(const std::exception_ptr& p, void*) {
   try {
     std::rethrow_exception(p);
@@ -266,15 +378,62 @@ NB_MODULE(_C, m) {
   m.attr("channels_last") = nb::cast(PyMemoryFormat{at::MemoryFormat::ChannelsLast});
   m.attr("channels_last_3d") = nb::cast(PyMemoryFormat{at::MemoryFormat::ChannelsLast3d});
 
+  // ---- ember.Generator: a handle to a CPU random stream (copies of the handle share it).
+  nb::class_<PyGenerator>(m, "Generator")
+      .def("__init__", [](PyGenerator* self, nb::handle dev) {
+        if (!dev.is_none()) {
+          at::Device d = to_device(dev.ptr(), "device");
+          if (!d.is_cpu()) {
+            PyErr_Format(PyExc_RuntimeError, "[Generator] expected device 'cpu'; got '%s' (only CPU generators can "
+                         "be made from Python)", d.str().c_str());
+            raise_set();
+          }
+        }
+        new (self) PyGenerator{at::make_generator()};
+      }, nb::arg("device") = nb::none())
+      .def("manual_seed", [](nb::handle self, nb::handle seed) {
+        uint64_t s = to_seed(seed, "manual_seed");
+        at::Generator& g = nb::cast<PyGenerator&>(self).g;
+        std::lock_guard<std::mutex> lock(g.mutex());
+        g.set_current_seed(s);
+        return nb::borrow(self);
+      }, nb::arg("seed"), "Restarts the stream from `seed`; returns the generator.")
+      .def("initial_seed", [](const PyGenerator& p) { return p.g.current_seed(); },
+           "The seed the stream last started from.")
+      .def("seed", [](PyGenerator& p) {
+        uint64_t s = nondeterministic_seed();
+        std::lock_guard<std::mutex> lock(p.g.mutex());
+        p.g.set_current_seed(s);
+        return s;
+      }, "Restarts the stream from a seed drawn from the OS; returns that seed.")
+      .def("get_state", [](const PyGenerator& p) { return p.g.get_state(); },
+           "The stream's position as a uint8 tensor (Ember's layout), for set_state().")
+      .def("set_state", [](nb::handle self, nb::handle state) {
+        if (!is_tensor(state.ptr())) {
+          PyErr_Format(PyExc_TypeError, "[Generator.set_state] expected a Tensor; got %s", Py_TYPE(state.ptr())->tp_name);
+          raise_set();
+        }
+        nb::cast<PyGenerator&>(self).g.set_state(unpack(state.ptr()));
+        return nb::borrow(self);
+      }, nb::arg("new_state"), "Continues the stream from a get_state() tensor; returns the generator.")
+      .def_prop_ro("device", [](const PyGenerator&) { return PyDevice{at::Device(at::kCPU)}; })
+      .def("__repr__", [](nb::handle self) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "<ember.Generator object at %p>", static_cast<void*>(self.ptr()));
+        return std::string(buf);
+      });
+  types.generator = reinterpret_cast<PyTypeObject*>(nb::type<PyGenerator>().ptr());
+  m.attr("default_generator") = nb::cast(PyGenerator{at::detail::getDefaultCPUGenerator()});
+  // ember.manual_seed (python/ember/__init__.py): the default CPU generator and every CUDA one.
+  m.def("_manual_seed", [](nb::handle seed) { at::manual_seed(to_seed(seed, "manual_seed")); }, nb::arg("seed"));
+
   // ---- Tensor
-  nb::class_<at::Tensor> tensor(m, "Tensor");
+  // Python attributes (t.name = ...), weak references, and the cyclic GC (Note [Tensor GC]). The
+  // repr is Python's (python/ember/_tensor_str.py).
+  nb::class_<at::Tensor> tensor(m, "Tensor", nb::type_slots(g_tensor_slots), nb::dynamic_attr(),
+                                nb::is_weak_referenceable());
   types.tensor = reinterpret_cast<PyTypeObject*>(nb::type<at::Tensor>().ptr());
   tensor
-      .def("__repr__", [](const at::Tensor& t) {
-        std::ostringstream os;
-        os << t;  // the C++ printer (libtorch's format); TODO(#11): PyTorch's Python repr
-        return os.str();
-      })
       .def_prop_ro("shape", [](const at::Tensor& t) { return nb::tuple(nb::cast(t.sizes().vec())); })
       .def("size", [](const at::Tensor& t, std::optional<int64_t> dim) -> nb::object {
         if (dim) return nb::int_(t.size(*dim));
@@ -330,19 +489,10 @@ NB_MODULE(_C, m) {
         unpack(self.ptr()).set_requires_grad(v);
         return nb::borrow(self);
       }, nb::arg("requires_grad") = true)
-      .def_prop_rw("grad", [](const at::Tensor& t) { return nb::steal(wrap(t.grad())); },
-                   [](at::Tensor& t, nb::handle g) {
-                     if (g.is_none()) t.mutable_grad().reset();
-                     else t.mutable_grad() = unpack(g.ptr());
-                   }, nb::arg("grad").none())
+      // (grad and backward: autograd.cpp)
       .def_prop_ro("is_leaf", &at::Tensor::is_leaf)
       .def("retain_grad", &at::Tensor::retain_grad)
-      .def("detach", &at::Tensor::detach)
-      .def("backward", [](const at::Tensor& t, std::optional<at::Tensor> gradient, std::optional<bool> retain_graph,
-                          bool create_graph) {
-        nb::gil_scoped_release nogil;
-        t.backward(gradient.value_or(at::Tensor()), retain_graph, create_graph);
-      }, nb::arg("gradient") = nb::none(), nb::arg("retain_graph") = nb::none(), nb::arg("create_graph") = false);
+      .def("detach", &at::Tensor::detach);
 
   m.def("tensor", [](nb::handle data, nb::handle dtype, nb::handle device, bool requires_grad) {
     std::optional<at::ScalarType> dt;
@@ -402,6 +552,22 @@ NB_MODULE(_C, m) {
     PyObject* descr = PyDescr_NewMethod(types.tensor, &d);
     if (!descr) throw nb::python_error();
     int rc = PyObject_SetAttrString(reinterpret_cast<PyObject*>(types.tensor), d.ml_name, descr);
+    Py_DECREF(descr);
+    if (rc != 0) throw nb::python_error();
+  }
+
+  static constexpr auto entries = operator_entries(std::make_index_sequence<kOperators>{});
+  static PyMethodDef operator_defs[kOperators];
+  for (size_t k = 0; k < kOperators; ++k) {
+    Operator& op = g_operators[k];
+    for (const PyMethodDef& d : methods.defs())
+      if (std::strcmp(d.ml_name, op.method) == 0) op.target = reinterpret_cast<FastFn>(reinterpret_cast<void (*)()>(d.ml_meth));
+    if (!op.target) throw std::runtime_error(std::string("ember._C: no generated method ") + op.method);
+    operator_defs[k] = PyMethodDef{op.dunder, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(entries[k])),
+                                   METH_FASTCALL | METH_KEYWORDS, nullptr};
+    PyObject* descr = PyDescr_NewMethod(types.tensor, &operator_defs[k]);
+    if (!descr) throw nb::python_error();
+    int rc = PyObject_SetAttrString(reinterpret_cast<PyObject*>(types.tensor), op.dunder, descr);
     Py_DECREF(descr);
     if (rc != 0) throw nb::python_error();
   }

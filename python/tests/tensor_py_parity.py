@@ -1,0 +1,200 @@
+"""Tensor behaviour gathered by the same code from `torch` or `ember`: repr() of tensors chosen to reach
+each printing rule (notation, widths, wrapping, summarization, suffixes, print options), values of the
+random ops drawn from seeded generators, and the results of operators between tensors and NumPy
+arrays. test_tensor_py.py compares Ember's answers with PyTorch's, recorded in
+data/torch_tensor_py.json by `<a Python with torch and numpy> python/tests/tensor_py_parity.py --record`
+(the tests never import torch). In the recorded strings `torch.` is written `ember.`.
+"""
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "data", "torch_tensor_py.json")
+
+# (name, expression, print options). `T` is the module (torch or ember); the expressions use only
+# exact arithmetic (lists, arange, division by powers of two or exact quotients), so both libraries
+# hold the same values.
+REPR_CASES = [
+    ("float_2x2", "T.tensor([[1., 2.], [3., 4.]])", {}),
+    ("float_fixed", "T.tensor([1.5, -2.25, 3.125])", {}),
+    ("float_fixed_rounding", "T.tensor([0.1, 0.12345, 2.0 / 3.0, -1.0 / 3.0])", {}),
+    ("float_sci_range", "T.tensor([1.0, 1001.0])", {}),
+    ("float_sci_small", "T.tensor([0.00001, 1.5])", {}),
+    ("float_sci_large", "T.tensor([1.5e9, 2.5])", {}),
+    ("float_int_large", "T.tensor([1e9, 2e9])", {}),
+    ("float_int_range", "T.tensor([1.0, 2000.0])", {}),
+    ("float_int_neg", "T.tensor([-1.0, 20.0, 300.0])", {}),
+    ("float_zero", "T.zeros(3)", {}),
+    ("float_neg_zero", "T.tensor([-0.0, 1.0])", {}),
+    ("float_neg_zero_fixed", "T.tensor([-0.0, 1.5])", {}),
+    ("float_nan_inf", "T.tensor([float('nan'), float('inf'), -float('inf'), 1.0])", {}),
+    ("float_nan_inf_fixed", "T.tensor([float('nan'), 1.25, -float('inf')])", {}),
+    ("float_only_nan", "T.tensor([float('nan'), float('nan')])", {}),
+    ("float_only_inf", "T.tensor([float('inf')])", {}),
+    ("float_sci_nan", "T.tensor([1e-8, float('nan'), 3.0])", {}),
+    ("scalar_float", "T.tensor(3.5)", {}),
+    ("scalar_int_valued", "T.tensor(2.0)", {}),
+    ("scalar_int", "T.tensor(7)", {}),
+    ("scalar_bool", "T.tensor(True)", {}),
+    ("scalar_nan", "T.tensor(float('nan'))", {}),
+    ("scalar_small", "T.tensor(1e-10)", {}),
+    ("scalar_int32", "T.tensor(5, dtype=T.int32)", {}),
+    ("int64", "T.tensor([1, -20, 300])", {}),
+    ("int32", "T.tensor([1, 2, 3], dtype=T.int32)", {}),
+    ("int8", "T.tensor([-128, 0, 127], dtype=T.int8)", {}),
+    ("uint8", "T.tensor([0, 255], dtype=T.uint8)", {}),
+    ("int16_2d", "T.arange(6, dtype=T.int16).reshape(2, 3)", {}),
+    ("bool", "T.tensor([True, False, True])", {}),
+    ("bool_2d", "T.tensor([[True], [False]])", {}),
+    ("float64", "T.tensor([1.5, 2.0], dtype=T.float64)", {}),
+    ("float64_int", "T.tensor([1.0, 2.0], dtype=T.float64)", {}),
+    ("float16", "T.tensor([0.1, 2.5, -3.0], dtype=T.float16)", {}),
+    ("bfloat16", "T.tensor([0.1, 2.5, -3.0], dtype=T.bfloat16)", {}),
+    ("bfloat16_int", "T.tensor([1.0, 256.0], dtype=T.bfloat16)", {}),
+    ("float16_sci", "T.tensor([0.0001, 60000.0], dtype=T.float16)", {}),
+    ("empty_1d", "T.tensor([])", {}),
+    ("empty_0x3", "T.zeros(0, 3)", {}),
+    ("empty_int", "T.zeros(0, dtype=T.int64)", {}),
+    ("empty_int32_2d", "T.zeros(2, 0, dtype=T.int32)", {}),
+    ("empty_bool", "T.zeros(0, dtype=T.bool)", {}),
+    ("empty_float64", "T.zeros(0, 2, dtype=T.float64)", {}),
+    ("3d", "T.arange(24.).reshape(2, 3, 4)", {}),
+    ("4d", "T.arange(16).reshape(2, 2, 2, 2)", {}),
+    ("3d_fixed", "(T.arange(12.) / 8).reshape(3, 2, 2)", {}),
+    ("wrap_1d", "T.arange(40.) / 4", {}),
+    ("wrap_1d_int", "T.arange(100)", {}),
+    ("wrap_2d", "(T.arange(60.) / 8).reshape(2, 30)", {}),
+    ("wrap_sci", "T.arange(1, 30.) * 1e5", {}),
+    ("summary_1d", "T.arange(2000.)", {}),
+    ("summary_1d_fixed", "T.arange(2000.) / 8", {}),
+    ("summary_2d", "T.arange(4000.).reshape(40, 100)", {}),
+    ("summary_3d", "T.arange(3000).reshape(10, 10, 30)", {}),
+    ("summary_edge_values", "T.cat([T.tensor([0.5]), T.arange(1, 1999.), T.tensor([1e6])])", {}),
+    ("summary_million", "T.arange(1000000.).reshape(1000, 1000)", {}),
+    ("summary_short_dim", "T.arange(2002.).reshape(2, 1001)", {}),
+    ("summary_bool", "T.arange(1500).remainder(3).eq(0)", {}),
+    ("requires_grad", "T.tensor([1., 2.], requires_grad=True)", {}),
+    ("requires_grad_2d", "T.ones(2, 2, requires_grad=True)", {}),
+    ("requires_grad_scalar", "T.tensor(1.5, requires_grad=True)", {}),
+    ("grad_fn_mul", "T.ones(2, requires_grad=True) * T.ones(2)", {}),
+    ("grad_fn_sum", "T.ones(3, requires_grad=True).sum()", {}),
+    ("grad_fn_float64", "T.ones(2, dtype=T.float64, requires_grad=True).exp()", {}),
+    ("grad_fn_view", "T.ones(2, 3, requires_grad=True).t()", {}),
+    ("grad_fn_wrap", "T.ones(18, requires_grad=True).mul(T.arange(18.) / 3)", {}),
+    ("suffix_wrap", "T.arange(15, dtype=T.int32) * 100000", {}),
+    ("suffix_wrap_2", "(T.arange(9, dtype=T.float64) / 7).requires_grad_()", {}),
+    ("noncontiguous", "T.arange(6.).reshape(2, 3).t()", {}),
+    ("sliced", "T.arange(10.)[::3]", {}),
+    ("opt_precision_2", "T.tensor([1.23456, 2.5])", {"precision": 2}),
+    ("opt_precision_7", "T.tensor([1.23456789, 1e-3])", {"precision": 7}),
+    ("opt_precision_0", "T.tensor([1.6, 2.5])", {"precision": 0}),
+    ("opt_threshold", "T.arange(10.)", {"threshold": 5}),
+    ("opt_threshold_2d", "T.arange(36).reshape(6, 6)", {"threshold": 5, "edgeitems": 2}),
+    ("opt_edgeitems_1", "T.arange(2000)", {"edgeitems": 1}),
+    ("opt_edgeitems_0", "T.arange(2000.)", {"edgeitems": 0}),
+    ("opt_edgeitems_0_2d", "T.arange(2000.).reshape(20, 100)", {"edgeitems": 0}),
+    ("opt_linewidth", "T.arange(20.)", {"linewidth": 30}),
+    ("opt_linewidth_tiny", "T.arange(5.) * 1000", {"linewidth": 5}),
+    ("opt_sci_on", "T.tensor([1.5, 2.0])", {"sci_mode": True}),
+    ("opt_sci_on_int", "T.tensor([1.0, 2.0])", {"sci_mode": True}),
+    ("opt_sci_off", "T.tensor([1e-8, 1e8])", {"sci_mode": False}),
+    ("opt_sci_off_int", "T.tensor([1.0, 1e10])", {"sci_mode": False}),
+    ("opt_profile_short", "T.arange(2000.) / 3", {"profile": "short"}),
+    ("opt_profile_full", "T.arange(1200)", {"profile": "full"}),
+]
+
+# (name, expression): str(), repr() and f"{x:spec}" spellings.
+FORMAT_CASES = [
+    ("format_scalar", "f'{T.tensor(3.14159):.2f}'"),
+    ("format_int", "f'{T.tensor(42):>5}'"),
+    ("format_vector", "f'{T.tensor([1., 2.])}'"),
+    ("str_equals_repr", "str(T.tensor([[1, 2]])) == repr(T.tensor([[1, 2]]))"),
+    ("printoptions_dict", "sorted(T._tensor_str.get_printoptions().items())"),
+]
+
+# The random ops with a seeded generator (CPU streams are the same in libtorch and Ember); each
+# expression gets `g`, a fresh Generator seeded with 1234.
+RANDOM_CASES = [
+    ("rand", "T.rand(5, generator=g)"),
+    ("rand_f64", "T.rand(3, dtype=T.float64, generator=g)"),
+    ("randn", "T.randn(4, generator=g)"),
+    ("randn_20", "T.randn(20, generator=g)"),
+    ("randint", "T.randint(0, 100, (6,), generator=g)"),
+    ("randint_high", "T.randint(10, (4,), generator=g)"),
+    ("normal_", "T.empty(5).normal_(2.0, 0.5, generator=g)"),
+    ("uniform_", "T.empty(5).uniform_(-1.0, 1.0, generator=g)"),
+    ("bernoulli", "T.full((8,), 0.5).bernoulli(generator=g)"),
+    ("bernoulli_", "T.empty(8).bernoulli_(0.3, generator=g)"),
+    ("multinomial", "T.tensor([0.1, 0.2, 0.3, 0.4]).multinomial(6, True, generator=g)"),
+    ("exponential_", "T.empty(4).exponential_(2.0, generator=g)"),
+    ("random_", "T.empty(5, dtype=T.int64).random_(0, 50, generator=g)"),
+    ("randn_f64_2d", "T.randn(2, 3, dtype=T.float64, generator=g)"),
+]
+
+
+def _repr_facts(T):
+    out = {}
+    for name, expr, opts in REPR_CASES:
+        T.set_printoptions(**opts)
+        try:
+            out[name] = repr(eval(expr, {"T": T}))
+        finally:
+            T.set_printoptions(profile="default")
+    return out
+
+
+def _format_facts(T):
+    return {name: repr(eval(expr, {"T": T})) for name, expr in FORMAT_CASES}
+
+
+def _random_facts(T):
+    out = {}
+    for name, expr in RANDOM_CASES:
+        g = T.Generator().manual_seed(1234)
+        out[name] = eval(expr, {"T": T, "g": g}).tolist()
+    return out
+
+
+def _numpy_facts(T):
+    """Type, dtype and values of `tensor <op> ndarray` where PyTorch returns a tensor."""
+    import numpy as np
+    t = T.tensor([1., 2., 3.])
+    ti = T.tensor([6, 2, 3])
+    a = np.array([4., 5., 6.])
+    ai = np.array([3, 5, 7], dtype=np.int32)
+    exprs = ["t + a", "t - a", "t * a", "t / a", "t ** a", "t @ a", "t == a", "t // a", "t % a",
+             "ti & ai", "ti | ai", "ti ^ ai", "ti + ai", "ti + a", "a == t"]
+    out = {}
+    for e in exprs:
+        r = eval(e, {"t": t, "ti": ti, "a": a, "ai": ai})
+        out[e] = [type(r).__name__, str(r.dtype).replace("torch.", "ember."), r.tolist()]
+    return out
+
+
+def facts(T):
+    return {"repr": _repr_facts(T), "format": _format_facts(T), "random": _random_facts(T),
+            "numpy": _numpy_facts(T)}
+
+
+def _ember_names(x):
+    if isinstance(x, str):
+        return x.replace("torch.", "ember.")
+    if isinstance(x, dict):
+        return {k: _ember_names(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_ember_names(v) for v in x]
+    return x
+
+
+if __name__ == "__main__" and "--record" in sys.argv:
+    import warnings
+
+    import numpy
+    import torch
+    warnings.simplefilter("ignore")
+    torch._tensor_str = torch._tensor_str  # get_printoptions lives there in both
+    data = {"torch": torch.__version__, "numpy": numpy.__version__, "facts": _ember_names(facts(torch))}
+    with open(DATA, "w") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+    print("recorded", DATA)
