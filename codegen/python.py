@@ -27,7 +27,7 @@ import os
 
 import keyword
 
-from model import TENSOR_OPTIONS_ARGS, GenError, cpp_args, cpp_ret_type
+from model import TENSOR_OPTIONS_ARGS, GenError, cpp_args, cpp_default, cpp_ret_type
 import c_abi
 
 # c_abi.kind() -> the C++ enumerator of ember::python::Kind.
@@ -174,8 +174,16 @@ class Overload:
             if k == "bool_list":
                 st = f"::std::array<bool, {x.type.list_size}>"
                 get = f"a.bool_array<{x.type.list_size}>({i})"
-            elif k in ("int_list", "opt_int_list") and x.type.list_size:
-                get = f"a.{GETTER[k]}({i}, {x.type.list_size})"
+            elif k in ("int_list", "opt_int_list"):
+                # held in place (IntListArg), converted to the op's IntArrayRef / OptionalIntArrayRef
+                st = "IntListArg"
+                if x.type.list_size:
+                    get = f"a.{GETTER[k]}({i}, {x.type.list_size})"
+                if c_abi.has_default(x):
+                    lines.append(f"{st} a{i} = a.present({i}) ? {get} : {st}{cpp_default(x, where)};")
+                else:
+                    lines.append(f"{st} a{i} = {get};")
+                continue
             if k in ("tensor", "mut_tensor"):
                 ref = "at::Tensor&" if k == "mut_tensor" else "const at::Tensor&"
                 if c_abi.has_default(x):

@@ -125,36 +125,53 @@ const char* kind_name(Kind k) {
   return "?";
 }
 
-bool name_equals(PyObject* key, const char* name) {
-  return PyUnicode_CompareWithASCIIString(key, name) == 0;
+// Note [Python keyword matching]
+// Keyword names reach a vectorcall binding as the str objects of the caller's code, which CPython
+// interns; each Param keeps its own name interned (Param::key), so a pointer test finds the
+// parameter. Only a name that is no parameter's pointer (a str built at run time, `**kwargs` of
+// computed keys, or a wrong name) goes through the string comparison.
+PyObject* param_key(const Param& p) {
+  if (!p.key) {
+    p.key = PyUnicode_InternFromString(p.name);
+    if (!p.key) throw PythonErrorSet{};
+  }
+  return p.key;
+}
+
+int find_keyword(const Group& g, const Signature& sig, PyObject* key) {
+  for (int i = 0; i < sig.n; ++i)
+    if (param_key(sig.params[i]) == key && !(g.method && i == sig.self_index)) return i;
+  for (int i = 0; i < sig.n; ++i)
+    if (!(g.method && i == sig.self_index) && PyUnicode_CompareWithASCIIString(key, sig.params[i].name) == 0) return i;
+  return -1;
+}
+
+bool accepts_slot(const Param& p, PyObject* o, const Slots& sl) {
+  if (o != kVarargs) return accepts(p, o);
+  for (Py_ssize_t k = 0; k < sl.nvar; ++k)
+    if (!is_int(sl.var[k])) return false;
+  return true;
 }
 
 // Fills slots from self/positional/keyword arguments; on a mismatch returns false and says why.
 bool match(const Group& g, const Signature& sig, PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-           PyObject* kwnames, PyObject** slots, PyObject** packed, std::string* why) {
+           PyObject* kwnames, Slots& sl, std::string* why) {
+  PyObject** slots = sl.s;
   for (int i = 0; i < sig.n; ++i) slots[i] = nullptr;
+  sl.var = nullptr;
+  sl.nvar = 0;
   if (g.method) slots[sig.self_index] = self;
   PyObject* const* kwvalues = args + nargs;  // vectorcall: keyword values follow the positional ones
-  // `zeros(2, 3)`: ints given one by one fill the only positional parameter, an int list.
-  if (sig.varargs_intlist && nargs >= 1 && is_int(args[0])) {
-    if (nargs > 1) {
-      Py_XDECREF(*packed);
-      *packed = PyTuple_New(nargs);
-      if (!*packed) throw PythonErrorSet{};
-      for (Py_ssize_t k = 0; k < nargs; ++k) {
-        Py_INCREF(args[k]);
-        PyTuple_SET_ITEM(*packed, k, args[k]);
-      }
-      args = packed;
-      nargs = 1;
-    } else if (!(sig.params[0].list_size > 0)) {
-      Py_XDECREF(*packed);
-      *packed = PyTuple_Pack(1, args[0]);
-      if (!*packed) throw PythonErrorSet{};
-      args = packed;
-    }
-  }
   Py_ssize_t pos = 0;
+  // `zeros(2, 3)`: ints given one by one fill the only positional parameter, an int list (a single
+  // int too, unless the parameter is an int[N], which takes one int as N copies anyway).
+  int first = g.method && sig.self_index == 0 ? 1 : 0;
+  if (sig.varargs_intlist && nargs >= 1 && is_int(args[0]) && (nargs > 1 || !(sig.params[first].list_size > 0))) {
+    slots[first] = kVarargs;
+    sl.var = args;
+    sl.nvar = nargs;
+    pos = nargs;
+  }
   for (int i = 0; i < sig.n && pos < nargs; ++i) {
     if (i == sig.self_index && g.method) continue;
     if (sig.params[i].kwonly) break;
@@ -167,11 +184,7 @@ bool match(const Group& g, const Signature& sig, PyObject* self, PyObject* const
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t k = 0; k < nkw; ++k) {
     PyObject* key = PyTuple_GET_ITEM(kwnames, k);
-    int found = -1;
-    for (int i = 0; i < sig.n; ++i) {
-      if (g.method && i == sig.self_index) continue;
-      if (name_equals(key, sig.params[i].name)) { found = i; break; }
-    }
+    int found = find_keyword(g, sig, key);
     if (found < 0) {
       if (why) *why = std::string("got an unexpected keyword argument '") + PyUnicode_AsUTF8(key) + "'";
       return false;
@@ -189,24 +202,57 @@ bool match(const Group& g, const Signature& sig, PyObject* self, PyObject* const
       if (why) *why = std::string("missing required argument '") + p.name + "'";
       return false;
     }
-    if (!accepts(p, slots[i])) {
-      if (why) *why = std::string("argument '") + p.name + "' must be " + kind_name(p.kind) + ", not " + type_name(slots[i]);
+    if (!accepts_slot(p, slots[i], sl)) {
+      if (why) {
+        const char* got = slots[i] == kVarargs ? "separate ints that are not all int" : type_name(slots[i]);
+        *why = std::string("argument '") + p.name + "' must be " + kind_name(p.kind) + ", not " + got;
+      }
       return false;
     }
   }
   return true;
 }
 
+// _noop's signatures: add.Tensor's and add.Scalar's, in their call order.
+PyObject* noop_tensor(Args& a) {
+  [[maybe_unused]] const at::Tensor& self = a.tensor(0);
+  [[maybe_unused]] const at::Tensor& other = a.tensor(1);
+  [[maybe_unused]] at::Scalar alpha = a.present(2) ? a.scalar(2) : at::Scalar(1);
+  Py_RETURN_NONE;
+}
+PyObject* noop_scalar(Args& a) {
+  [[maybe_unused]] const at::Tensor& self = a.tensor(0);
+  [[maybe_unused]] at::Scalar other = a.scalar(1);
+  [[maybe_unused]] at::Scalar alpha = a.present(2) ? a.scalar(2) : at::Scalar(1);
+  Py_RETURN_NONE;
+}
+const Param noop_p0[] = {{"self", Kind::Tensor, false, false, 0}, {"other", Kind::Tensor, false, false, 0},
+                         {"alpha", Kind::Scalar, true, true, 0}};
+const Param noop_p1[] = {{"self", Kind::Tensor, false, false, 0}, {"other", Kind::Scalar, false, false, 0},
+                         {"alpha", Kind::Scalar, false, true, 0}};
+const Signature noop_sigs[] = {
+    {noop_p0, 3, -1, false, "_noop(Tensor input, Tensor other, *, Number alpha=1)", &noop_tensor},
+    {noop_p1, 3, -1, false, "_noop(Tensor input, Number other, Number alpha=1)", &noop_scalar},
+};
+const Group noop_group = {"_noop", noop_sigs, 2, false};
+
 }  // namespace
+
+namespace {
+PyObject g_varargs_marker;  // only its address is used
+}  // namespace
+PyObject* const kVarargs = &g_varargs_marker;
+
+PyObject* noop(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return dispatch(noop_group, self, args, nargs, kwnames);
+}
 
 PyObject* dispatch(const Group& g, PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   nargs = PyVectorcall_NARGS(nargs);
-  PyObject* slots[kMaxParams];
-  PyObject* packed = nullptr;  // varargs ints packed into a tuple, owned here
-  struct Release { PyObject*& p; ~Release() { Py_XDECREF(p); } } release{packed};
+  Slots slots;
   try {
     for (int k = 0; k < g.n; ++k) {
-      if (match(g, g.sigs[k], self, args, nargs, kwnames, slots, &packed, nullptr)) {
+      if (match(g, g.sigs[k], self, args, nargs, kwnames, slots, nullptr)) {
         Args a(g.sigs[k], slots);
         return g.sigs[k].invoke(a);
       }
@@ -215,7 +261,7 @@ PyObject* dispatch(const Group& g, PyObject* self, PyObject* const* args, Py_ssi
     std::string msg = std::string(g.name) + "() received an invalid combination of arguments";
     if (g.n == 1) {
       std::string why;
-      match(g, g.sigs[0], self, args, nargs, kwnames, slots, &packed, &why);
+      match(g, g.sigs[0], self, args, nargs, kwnames, slots, &why);
       msg = std::string(g.name) + "(): " + why + "; accepted signature:\n  " + g.sigs[0].text;
     } else {
       msg += "; got (";
@@ -227,7 +273,7 @@ PyObject* dispatch(const Group& g, PyObject* self, PyObject* const* args, Py_ssi
       msg += "), accepted signatures:";
       for (int k = 0; k < g.n; ++k) {
         std::string why;
-        match(g, g.sigs[k], self, args, nargs, kwnames, slots, &packed, &why);
+        match(g, g.sigs[k], self, args, nargs, kwnames, slots, &why);
         msg += std::string("\n  ") + g.sigs[k].text + "  (" + why + ")";
       }
     }
@@ -243,6 +289,8 @@ void set_python_error() {
   try {
     throw;
   } catch (const PythonErrorSet&) {
+  } catch (nb::python_error& e) {
+    e.restore();
   } catch (const c10::IndexError& e) {
     PyErr_SetString(PyExc_IndexError, e.what());
   } catch (const c10::ValueError& e) {
@@ -326,9 +374,14 @@ at::Device to_device(PyObject* o, const char* name) {
 
 at::Tensor& unpack(PyObject* o) { return *nb::inst_ptr<at::Tensor>(o); }
 
+// A new instance of the Tensor type holding `t`, made directly (nb::cast would first look the
+// temporary's address up among live instances, and the C++ type up among bound types).
 PyObject* wrap(at::Tensor t) {
   if (!t.defined()) Py_RETURN_NONE;
-  return nb::cast(std::move(t), nb::rv_policy::move).release().ptr();
+  PyObject* o = nb::detail::nb_inst_alloc(types.tensor);  // raises nb::python_error when out of memory
+  new (nb::inst_ptr<at::Tensor>(o)) at::Tensor(std::move(t));
+  nb::inst_mark_ready(o);
+  return o;
 }
 PyObject* wrap(std::vector<at::Tensor> ts) {
   PyObject* out = PyTuple_New(static_cast<Py_ssize_t>(ts.size()));
@@ -382,10 +435,6 @@ PyObject* wrap(const at::Scalar& v) {
 }
 PyObject* wrap(at::ScalarType t) { return dtype_object(t); }
 
-at::TensorOptions options(const std::optional<at::ScalarType>& dtype, const std::optional<at::Layout>& layout,
-                          const std::optional<at::Device>& device, const std::optional<bool>& pin_memory) {
-  return at::TensorOptions().dtype(dtype).layout(layout).device(device).pinned_memory(pin_memory);
-}
 
 // ---------------------------------------------------------------- Args getters
 std::optional<at::Tensor> Args::opt_tensor(int i) const {
@@ -412,16 +461,24 @@ std::optional<int64_t> Args::opt_int64(int i) const {
   if (none(i)) return std::nullopt;
   return int64(i);
 }
-std::vector<int64_t> Args::int_list(int i, int size) const {
+IntListArg Args::int_list(int i, int size) const {
   PyObject* o = s_[i];
-  if (!is_seq(o)) return std::vector<int64_t>(size > 0 ? size : 1, to_int64(o, name(i)));
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
-  std::vector<int64_t> out(n);
-  for (Py_ssize_t k = 0; k < n; ++k) out[k] = to_int64(PySequence_Fast_GET_ITEM(o, k), name(i));
+  IntListArg out;
+  if (o == kVarargs) {
+    int64_t* p = out.resize(static_cast<size_t>(nvar_));
+    for (Py_ssize_t k = 0; k < nvar_; ++k) p[k] = to_int64(var_[k], name(i));
+  } else if (!is_seq(o)) {
+    int64_t v = to_int64(o, name(i));
+    std::fill_n(out.resize(size > 0 ? size : 1), size > 0 ? size : 1, v);
+  } else {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    int64_t* p = out.resize(static_cast<size_t>(n));
+    for (Py_ssize_t k = 0; k < n; ++k) p[k] = to_int64(PySequence_Fast_GET_ITEM(o, k), name(i));
+  }
   return out;
 }
-std::optional<std::vector<int64_t>> Args::opt_int_list(int i, int size) const {
-  if (none(i)) return std::nullopt;
+IntListArg Args::opt_int_list(int i, int size) const {
+  if (none(i)) return IntListArg::none();
   return int_list(i, size);
 }
 std::optional<double> Args::opt_float64(int i) const {

@@ -12,6 +12,7 @@
 // result. Library errors become Python exceptions (c10::IndexError -> IndexError, ...).
 #include <Python.h>
 
+#include <algorithm>
 #include <array>
 #include <initializer_list>
 #include <tuple>
@@ -37,6 +38,9 @@ struct Param {
   bool kwonly;
   bool has_default;
   int8_t list_size;  // N of int[N] (a single int is repeated N times), else 0
+  /// `name` as an interned str, made on first use: keyword names from call sites are interned, so a
+  /// pointer test finds them (Note [Python keyword matching]).
+  mutable PyObject* key = nullptr;
 };
 
 constexpr int kMaxParams = 24;
@@ -62,6 +66,11 @@ struct Group {
 
 /// Parses and calls; returns a new reference or nullptr with a Python exception set.
 PyObject* dispatch(const Group& g, PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
+
+/// `ember._C._noop`: a binding parsed like `add` (add.Tensor's then add.Scalar's signature) whose
+/// invoker converts its arguments and returns None at once, so that timing it measures the parsing
+/// path alone (tools/bench/py_overhead.py).
+PyObject* noop(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
 
 /// Thrown by a getter after it has set a Python exception (value out of range).
 struct PythonErrorSet {};
@@ -119,8 +128,44 @@ PyObject* named_tuple(PyObject* tuple, const char* name, std::initializer_list<c
 PyObject* dtype_object(at::ScalarType t);
 PyObject* device_object(const at::Device& d);
 
-at::TensorOptions options(const std::optional<at::ScalarType>& dtype, const std::optional<at::Layout>& layout,
-                          const std::optional<at::Device>& device, const std::optional<bool>& pin_memory);
+/// The TensorOptions of a factory's dtype/layout/device/pin_memory arguments. Built field by field
+/// only when one is given: chained copies of the small struct cost more than the factory's parsing.
+inline at::TensorOptions options(const std::optional<at::ScalarType>& dtype, const std::optional<at::Layout>& layout,
+                                 const std::optional<at::Device>& device, const std::optional<bool>& pin_memory) {
+  if (!dtype && !layout && !device && !pin_memory) return at::TensorOptions();
+  return at::TensorOptions().dtype(dtype).layout(layout).device(device).pinned_memory(pin_memory);
+}
+
+/// An int list argument as the op takes it (IntArrayRef, or OptionalIntArrayRef for `int[]?`),
+/// holding up to 8 ints in place so that a shape or a dim list costs no allocation.
+class IntListArg {
+ public:
+  IntListArg() = default;
+  IntListArg(std::initializer_list<int64_t> il) { assign(il.begin(), il.size()); }
+  static IntListArg none() { IntListArg r; r.has_ = false; return r; }
+  /// Room for n ints (their values written through data()).
+  int64_t* resize(size_t n) {
+    n_ = n;
+    if (n > kInline) { heap_.resize(n); return heap_.data(); }
+    return buf_;
+  }
+  void assign(const int64_t* p, size_t n) { std::copy(p, p + n, resize(n)); }
+  const int64_t* data() const { return n_ > kInline ? heap_.data() : buf_; }
+  size_t size() const { return n_; }
+  bool has_value() const { return has_; }
+  operator at::IntArrayRef() const { return at::IntArrayRef(data(), n_); }
+  operator at::OptionalIntArrayRef() const {
+    if (!has_) return std::nullopt;
+    return at::IntArrayRef(data(), n_);
+  }
+
+ private:
+  static constexpr size_t kInline = 8;
+  int64_t buf_[kInline];
+  std::vector<int64_t> heap_;
+  size_t n_ = 0;
+  bool has_ = true;
+};
 
 /// Conversions of a Python object to an op's argument type (raise TypeError/ValueError through
 /// PythonErrorSet); shared with the hand-written core.
@@ -130,10 +175,21 @@ at::Scalar to_scalar(PyObject* o, const char* name);
 at::ScalarType to_dtype(PyObject* o, const char* name);
 at::Device to_device(PyObject* o, const char* name);
 
+/// A parse in progress: one borrowed reference per parameter (nullptr: not given). The ints of
+/// `zeros(2, 3)` stay where the call put them: their parameter's slot holds kVarargs and `var`/`nvar`
+/// point at them.
+struct Slots {
+  PyObject* s[kMaxParams];
+  PyObject* const* var = nullptr;
+  Py_ssize_t nvar = 0;
+};
+/// The slot of an int list given as separate ints (Slots::var); never dereferenced as an object.
+extern PyObject* const kVarargs;
+
 /// The arguments of a matched signature: slots hold borrowed references (nullptr: not given).
 class Args {
  public:
-  Args(const Signature& sig, PyObject** slots) : sig_(sig), s_(slots) {}
+  Args(const Signature& sig, Slots& slots) : sig_(sig), s_(slots.s), var_(slots.var), nvar_(slots.nvar) {}
   bool present(int i) const { return s_[i] != nullptr; }
   /// The argument's own Python object, as a new reference (in-place and out= results).
   PyObject* same(int i) const { Py_INCREF(s_[i]); return s_[i]; }
@@ -146,8 +202,8 @@ class Args {
   c10::List<std::optional<at::Tensor>> opt_tensor_list(int i) const;
   int64_t int64(int i) const { return to_int64(s_[i], name(i)); }
   std::optional<int64_t> opt_int64(int i) const;
-  std::vector<int64_t> int_list(int i, int size = 0) const;
-  std::optional<std::vector<int64_t>> opt_int_list(int i, int size = 0) const;
+  IntListArg int_list(int i, int size = 0) const;
+  IntListArg opt_int_list(int i, int size = 0) const;
   double float64(int i) const { return to_double(s_[i], name(i)); }
   std::optional<double> opt_float64(int i) const;
   std::vector<double> float_list(int i) const;
@@ -179,6 +235,8 @@ class Args {
   const char* name(int i) const { return sig_.params[i].name; }
   const Signature& sig_;
   PyObject** s_;
+  PyObject* const* var_;
+  Py_ssize_t nvar_;
 };
 
 /// Releases the GIL for its scope (reacquired when an op throws, before the exception leaves).

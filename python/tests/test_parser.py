@@ -108,6 +108,46 @@ def test_int_list_as_separate_arguments():
     assert a.view(ember.tensor(6)).shape == (6,)  # 0-dim int tensors are ints
 
 
+def test_separate_ints_are_checked_and_kept_in_order():
+    # The ints stay in the call's argument array (no tuple is built); each must still be an int.
+    assert ember.zeros(1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3).shape == (1,) * 9 + (2, 3)  # more than 8 ints
+    assert ember.ones(1, 2, 1, 3, 1, 1, 1, 1, 1, 1).view(3, 2).tolist() == [[1.0, 1.0]] * 3
+    assert t23().view(-1).tolist() == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    assert t23().view(1, -1, 2).shape == (1, 3, 2)
+    with pytest.raises(TypeError, match="argument 'size' must be tuple of ints, not separate ints"):
+        ember.zeros(2, 3.0)
+    with pytest.raises(TypeError, match="must be tuple of ints"):
+        t23().view(2, True)  # bool is no int
+    with pytest.raises(TypeError, match="must be tuple of ints"):
+        ember.zeros(2, 3, ember.float64)  # dtype is keyword-only: a dtype among the ints is no int
+    assert ember.zeros(2, 3, dtype=ember.float64).dtype is ember.float64
+
+
+def test_keywords_built_at_run_time_are_found_by_name():
+    # Keyword names from source code are interned str objects; names built at run time are not,
+    # and must match all the same (Note [Python keyword matching]).
+    a = t23()
+    key = "".join(["keep", "dim"])
+    assert a.sum(0, **{key: True}).shape == (1, 3)
+    assert ember.add(a, a, **{"".join(["al", "pha"]): 2}).tolist() == [[3.0, 6.0, 9.0], [12.0, 15.0, 18.0]]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'keepdims'"):
+        a.sum(0, **{"".join(["keep", "dims"]): True})
+    with pytest.raises(TypeError, match="multiple values for argument 'dim'"):
+        a.sum(0, **{"".join(["d", "im"]): 1})
+
+
+def test_noop_binding_parses_like_add():
+    # ember._C._noop (the benchmark's parsing-only binding) follows add's two signatures.
+    a = t23()
+    assert ember._C._noop(a, a) is None
+    assert ember._C._noop(a, 2, 3) is None
+    assert ember._C._noop(a, a, alpha=2.5) is None
+    with pytest.raises(TypeError, match="fewer positional arguments"):
+        ember._C._noop(a, a, 2)
+    with pytest.raises(TypeError, match="accepted signatures"):
+        ember._C._noop(a, "x")
+
+
 def test_dtype_device_and_memory_format_arguments():
     assert ember.zeros(2, dtype=ember.float64).dtype is ember.float64
     assert ember.zeros(2, dtype=float).dtype is ember.float64
