@@ -2,6 +2,8 @@
 #include <ATen/ATen.h>
 #include <torch/torch.h>
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace {
@@ -94,6 +96,26 @@ TEST_CASE("*_like keep shape, dtype and dense layout", "[creation]") {
   // A strided (non-dense) input gives a contiguous result.
   auto s = torch::ones({4, 6}).slice(1, 0, 6, 2);
   CHECK(torch::empty_like(s).is_contiguous());
+}
+
+TEST_CASE("zeros clears reused memory for every dtype, small (memset) and large (fill_)", "[creation]") {
+  // Note [Small zeros]: the allocator hands back freed blocks, so fill one with ones first; the
+  // reference is each element's value read as double, compared with 0 (a wrong zero byte pattern,
+  // e.g. -0.0 or a bool 2, would not read as 0 or would differ bitwise below).
+  for (auto dt : {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16, at::kByte, at::kChar, at::kShort, at::kInt,
+                  at::kLong, at::kBool}) {
+    for (int64_t n : {1, 6, 32768, 32769, 100000}) {
+      { auto dirty = torch::full({n}, 1, torch::TensorOptions().dtype(dt)); }
+      auto z = torch::zeros({n}, torch::TensorOptions().dtype(dt));
+      CHECK(z.scalar_type() == dt);
+      CHECK(z._version() == 0);
+      auto v = values(z);
+      CHECK(std::count(v.begin(), v.end(), 0.0) == n);
+      CHECK(!std::signbit(v[static_cast<size_t>(n - 1)]));
+    }
+  }
+  CHECK(torch::zeros({2, 0, 3}).sizes().vec() == std::vector<int64_t>{2, 0, 3});
+  CHECK(torch::zeros({}).item<float>() == 0.0f);
 }
 
 TEST_CASE("zero_ in place", "[creation]") {

@@ -176,6 +176,35 @@ TEST_CASE("sums over strided, transposed, expanded inputs, keepdim and dims", "[
   check_sum_bound(e.sum().item<float>(), 400 * exact_sum(p + 7 * 700, 700), 400 * abs_sum(p + 7 * 700, 700), 400 * 700);
 }
 
+TEST_CASE("keepdim results are fresh tensors, not views of a temporary", "[reduce_sum]") {
+  // The keepdim sizes are set in place on the reduction's own result (shape_out); libtorch's
+  // keepdim results are no views either. Values against sums written out by hand.
+  auto x = torch::arange(6, torch::kFloat).reshape({2, 3});
+  auto s0 = x.sum(0, /*keepdim=*/true), s1 = x.sum({1}, /*keepdim=*/true), all = x.sum({0, 1}, true);
+  CHECK(!s0.is_view());
+  CHECK(!s1.is_view());
+  CHECK(s0.sizes().vec() == std::vector<int64_t>{1, 3});
+  CHECK(s0.strides().vec() == std::vector<int64_t>{3, 1});
+  CHECK(s1.sizes().vec() == std::vector<int64_t>{2, 1});
+  CHECK(s1.strides().vec() == std::vector<int64_t>{1, 1});
+  CHECK(all.sizes().vec() == std::vector<int64_t>{1, 1});
+  CHECK(s0[0][0].item<float>() == 3.0f);  // 0 + 3
+  CHECK(s0[0][2].item<float>() == 7.0f);  // 2 + 5
+  CHECK(s1[1][0].item<float>() == 12.0f);  // 3 + 4 + 5
+  CHECK(all[0][0].item<float>() == 15.0f);
+  auto [mx, idx] = x.max(1, /*keepdim=*/true);
+  CHECK(!mx.is_view());
+  CHECK(!idx.is_view());
+  CHECK(idx.sizes().vec() == std::vector<int64_t>{2, 1});
+  CHECK(idx[1][0].item<int64_t>() == 2);
+  auto g = torch::ones({2, 3}, torch::requires_grad());
+  auto y = g.sum(1, true);
+  CHECK(!y.is_view());
+  (y * torch::tensor({{2.0f}, {3.0f}})).sum().backward();
+  CHECK(g.grad()[1][2].item<float>() == 3.0f);
+  CHECK(g.grad()[0][0].item<float>() == 2.0f);
+}
+
 TEST_CASE("Half and BFloat16 sums widen to float and add like float", "[reduce_sum]") {
   for (auto dt : {torch::kHalf, torch::kBFloat16}) {
     for (int64_t n : {7, 16, 255, 256, 1000, 5000}) {

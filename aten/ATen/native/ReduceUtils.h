@@ -91,7 +91,13 @@ inline ScalarType sum_dtype(const Tensor& self, std::optional<ScalarType> dtype)
 inline Tensor new_out(const Geom& g, ScalarType dt, Device device) {
   return at::empty(g.out_sizes, at::TensorOptions().dtype(dt).device(device));
 }
-inline Tensor shape_out(const Tensor& out, const Geom& g, bool keepdim) { return keepdim ? out.view(g.keep_sizes) : out; }
+/// `out` (new_out's fresh contiguous result) with the keepdim sizes when `keepdim`: set in place,
+/// since size-1 dims move no element, so the result is no view of a temporary (as in libtorch) and
+/// costs no view op (x.sum(0, keepdim=True) on one element: 0.56 -> 0.39 us).
+inline Tensor shape_out(const Tensor& out, const Geom& g, bool keepdim) {
+  if (keepdim) out.unsafeGetTensorImpl()->set_sizes_contiguous(g.keep_sizes);
+  return out;
+}
 
 /// A contiguous tensor seen as [outer, L, inner] lines along dim `d` (scans, softmax).
 struct Lines {
