@@ -190,14 +190,16 @@ def collected(make):
     return all(r() is None for r in refs)
 
 
-def test_tensors_are_gc_tracked_weakly_referenceable_and_take_attributes():
+def test_tensors_are_gc_tracked_and_weakly_referenceable():
     t = ember.ones(2)
     assert gc.is_tracked(t)
     r = weakref.ref(t)
-    t.name = "w"
-    assert r() is t and t.name == "w" and t.__dict__ == {"name": "w"}
+    assert r() is t
     del t
     assert r() is None  # no cycle: freed at once
+    # (no instance __dict__: it would slow every method call, see module.cpp)
+    with pytest.raises(AttributeError):
+        ember.ones(1).name = "w"
 
 
 def test_cycle_through_a_leaf_hook_is_collected():
@@ -235,14 +237,6 @@ def test_cycle_through_a_function_ctx_attribute_is_collected():
         ctx = y.grad_fn
         ctx.out = y  # ctx -> y -> node -> ctx
         return [weakref.ref(y), weakref.ref(ctx)]
-    assert collected(make)
-
-
-def test_cycle_through_python_attributes_is_collected():
-    def make():
-        a, b = ember.ones(1), ember.zeros(1)
-        a.other, b.other = b, a
-        return [weakref.ref(a), weakref.ref(b)]
     assert collected(make)
 
 
