@@ -207,5 +207,5 @@ class set_grad_enabled(_GradMode):
         return wrapper
 
 # The pure-Python packages (ember.nn, ember.optim, ember.utils.data) use the names above.
-from . import nn, optim, utils  # noqa: E402
+from . import nn, optim, utils, random  # noqa: E402
 from .serialization import save, load  # noqa: E402,F401  (PyTorch checkpoints)

@@ -165,6 +165,18 @@ def test_seed_get_state_and_set_state():
         g.set_state(ember.zeros(3, dtype=ember.uint8))
 
 
+def test_random_module_and_fork_rng():
+    ember.random.manual_seed(11)
+    assert ember.random.initial_seed() == 11
+    before = ember.get_rng_state()
+    with ember.random.fork_rng():
+        ember.rand(10)
+    assert ember.get_rng_state().tolist() == before.tolist()
+    x = ember.rand(3).tolist()
+    ember.random.manual_seed(11)
+    assert ember.rand(3).tolist() == x
+
+
 def test_generators_in_threads_give_their_own_streams():
     out = {}
 
