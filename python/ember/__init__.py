@@ -92,6 +92,28 @@ _T.__format__ = _tensor_str.tensor_format
 # random op draws from when given no generator=).
 
 
+def _generator_reduce(self):
+    return (Generator, (self.device,), (self.initial_seed(), self.get_state()))
+
+
+def _generator_setstate(self, state):
+    self.set_state(state[1])
+
+
+def _generator_clone_state(self):
+    """A new generator at the same point of the same stream (independent from then on)."""
+    return Generator(self.device).set_state(self.get_state())
+
+
+# pickle and copy.deepcopy carry a generator's stream position, as PyTorch's do; devices pickle by
+# their string and dtypes by name (the module attribute ember._C.<name>, one object per dtype).
+device.__reduce__ = lambda self: (device, (str(self),))
+dtype.__reduce__ = lambda self: repr(self)[len("ember."):]
+Generator.__reduce__ = _generator_reduce
+Generator.__setstate__ = _generator_setstate
+Generator.clone_state = _generator_clone_state
+
+
 def manual_seed(seed):
     """Seeds the default generators (CPU and every CUDA device) with the int seed; returns
     ember.default_generator. A seed is an int in [-2^63, 2^64)."""

@@ -165,6 +165,26 @@ def test_seed_get_state_and_set_state():
         g.set_state(ember.zeros(3, dtype=ember.uint8))
 
 
+def test_generators_pickle_deepcopy_and_clone_state_keep_the_stream_position():
+    import copy
+    import pickle
+    g = ember.Generator().manual_seed(5)
+    ember.rand(3, generator=g)
+    for other in (pickle.loads(pickle.dumps(g)), copy.deepcopy(g), g.clone_state()):
+        assert other is not g and other.initial_seed() == 5
+        assert draws(other) == draws(ember.Generator().set_state(g.get_state()))
+    assert draws(g.clone_state()) == draws(g)  # the clone does not move g
+
+
+def test_devices_and_dtypes_pickle():
+    import copy
+    import pickle
+    for d in (ember.float32, ember.bfloat16, ember.int64, ember.bool):
+        assert pickle.loads(pickle.dumps(d)) is d and copy.deepcopy(d) is d
+    for dev in (ember.device("cpu"), ember.device("cuda", 1)):
+        assert pickle.loads(pickle.dumps(dev)) == dev and copy.deepcopy(dev) == dev
+
+
 def test_random_module_and_fork_rng():
     ember.random.manual_seed(11)
     assert ember.random.initial_seed() == 11
