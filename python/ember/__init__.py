@@ -27,29 +27,67 @@ from . import autograd  # noqa: E402
 _T = Tensor
 
 
-def _rsub(self, other):
-    return _C.rsub(self, other)
+def _number(self, other):
+    """A Python number as a 0-dim tensor on self's device (it then takes part in type promotion as
+    PyTorch's wrapped numbers do: `2.5 ** int_tensor` is float), or None for anything else."""
+    if isinstance(other, (_builtins.bool, _builtins.int, _builtins.float)):
+        return _C.tensor(other, device=self.device)
+    return None
+
+
+def _reflected(name):
+    op = getattr(_C, name)
+
+    def reflected(self, other):
+        n = _number(self, other)
+        return NotImplemented if n is None else op(n, self)
+    reflected.__name__ = f"__r{name}__"
+    return reflected
 
 
 def _rtruediv(self, other):
+    # number / t is reciprocal(t) * number, as PyTorch computes it (one more rounding than a division:
+    # 3 / t for t = 7 is 0.42857146 in float32 there, and so here)
+    if _number(self, other) is None:
+        return NotImplemented
     return self.reciprocal().mul(other)
 
 
-def _rpow(self, other):
-    return _C.pow(_C.full_like(self, other), self)
+def _rsub(self, other):
+    return _C.rsub(self, other)
 
 
 def _rmatmul(self, other):
     return _C.matmul(other, self)
 
 
+def _reversed(self):
+    return self if self.dim() == 0 else self.flip(0)
+
+
 # The binary operators and comparisons (__add__, __iadd__, __eq__, ...) are set by ember._C: each is
 # the generated method, returning NotImplemented for a NumPy array operand (module.cpp).
 for _name, _fn in {
-    "__rsub__": _rsub, "__rtruediv__": _rtruediv, "__rpow__": _rpow, "__rmatmul__": _rmatmul,
+    "__rsub__": _rsub, "__rtruediv__": _rtruediv, "__rpow__": _reflected("pow"),
+    "__rfloordiv__": _reflected("floor_divide"), "__rmod__": _reflected("remainder"), "__rmatmul__": _rmatmul,
+    "__reversed__": _reversed,
     "__neg__": _T.neg, "__pos__": _T.positive, "__abs__": _T.abs, "__invert__": _T.bitwise_not,
 }.items():
     setattr(_T, _name, _fn)
+
+
+
+def _bitwise(entry):
+    # The bitwise ops of ops.yaml take tensors only: a Python number becomes a 0-dim tensor first.
+    def op(self, other):
+        n = _number(self, other)
+        return entry(self, other if n is None else n)
+    op.__name__ = entry.__name__
+    return op
+
+
+for _name in ("__and__", "__or__", "__xor__", "__rand__", "__ror__", "__rxor__", "__iand__", "__ior__", "__ixor__"):
+    setattr(_T, _name, _bitwise(_T.__dict__[_name]))
 
 _T.__hash__ = object.__hash__
 

@@ -247,7 +247,11 @@ Operator g_operators[] = {
     {"__xor__", "bitwise_xor", OpKind::Plain, nullptr},  {"__eq__", "eq", OpKind::Eq, nullptr},
     {"__ne__", "ne", OpKind::Ne, nullptr},               {"__lt__", "lt", OpKind::Plain, nullptr},
     {"__le__", "le", OpKind::Plain, nullptr},            {"__gt__", "gt", OpKind::Plain, nullptr},
-    {"__ge__", "ge", OpKind::Plain, nullptr},
+    {"__ge__", "ge", OpKind::Plain, nullptr},            {"__iand__", "bitwise_and_", OpKind::Plain, nullptr},
+    {"__ior__", "bitwise_or_", OpKind::Plain, nullptr},  {"__ixor__", "bitwise_xor_", OpKind::Plain, nullptr},
+    {"__imod__", "remainder_", OpKind::Plain, nullptr},  {"__ipow__", "pow_", OpKind::Plain, nullptr},
+    {"__rand__", "bitwise_and", OpKind::Plain, nullptr}, {"__ror__", "bitwise_or", OpKind::Plain, nullptr},
+    {"__rxor__", "bitwise_xor", OpKind::Plain, nullptr},
 };
 constexpr size_t kOperators = sizeof(g_operators) / sizeof(g_operators[0]);
 

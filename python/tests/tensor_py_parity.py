@@ -172,9 +172,36 @@ def _numpy_facts(T):
     return out
 
 
+# Operators with a Python number on the left (reflected) and the augmented ones: dtype and values.
+REFLECTED_CASES = ["2.5 ** ti", "2 ** t", "2 ** ti", "3 / t", "3 / ti", "7 // t", "7 // ti", "7.5 // ti",
+                   "7 % t", "-7 % ti", "7.5 % ti", "5 - ti", "5.5 - ti", "2.5 * ti32", "1 + th", "2.5 ** th",
+                   "True & tb", "3 | ti", "6 ^ ti", "1 & ti32", "list(reversed(ti))", "reversed(T.tensor(5))"]
+INPLACE_CASES = ["x &= 6", "x |= 8", "x ^= 5", "x %= 4", "x **= 2", "y %= 1.5", "y **= 0.5"]
+
+
+def _reflected_facts(T):
+    env = {"T": T, "t": T.tensor([7., 4., 0.5]), "ti": T.tensor([1, 2, 3]), "ti32": T.tensor([4, 5], dtype=T.int32),
+           "th": T.tensor([0.5, 3.0], dtype=T.float16), "tb": T.tensor([True, False])}
+    out = {}
+    for e in REFLECTED_CASES:
+        r = eval(e, env)
+        if isinstance(r, list):
+            out[e] = [x.tolist() for x in r]
+        else:
+            out[e] = [str(r.dtype).replace("torch.", "ember."), r.tolist()]
+    for e in INPLACE_CASES:
+        x, y = T.tensor([13, 7, 2]), T.tensor([2.25, 9.0])
+        before = {"x": x, "y": y}
+        env = dict(before)
+        exec(e, env)
+        name = e.split()[0]
+        out[e] = [env[name] is before[name], str(env[name].dtype).replace("torch.", "ember."), env[name].tolist()]
+    return out
+
+
 def facts(T):
     return {"repr": _repr_facts(T), "format": _format_facts(T), "random": _random_facts(T),
-            "numpy": _numpy_facts(T)}
+            "numpy": _numpy_facts(T), "reflected": _reflected_facts(T)}
 
 
 def _ember_names(x):

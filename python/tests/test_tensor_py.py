@@ -353,6 +353,22 @@ def test_operators_without_arrays_are_unchanged():
     assert t.add(ember.ones(2)).tolist() == [2., 3.]
 
 
+# ---------------------------------------------------------------- numbers on the left, augmented operators
+@pytest.mark.parametrize("expr", sorted(RECORDED["reflected"]))
+def test_reflected_and_in_place_operators_as_pytorch(expr):
+    got = parity._reflected_facts(ember)[expr]
+    assert got == RECORDED["reflected"][expr]
+
+
+def test_reflected_operators_refuse_other_types():
+    t = ember.tensor([1., 2.])
+    for bad in ("x", [1.0], None):
+        with pytest.raises(TypeError):
+            bad ** t
+        with pytest.raises(TypeError):
+            bad // t
+
+
 # ---------------------------------------------------------------- one binding each
 def test_grad_and_backward_are_the_autograd_bindings():
     # module.cpp's own grad/backward are gone: Tensor.grad checks its value, backward takes inputs=
