@@ -117,6 +117,45 @@ def _to(self, *args, **kwargs):
     return _to_generated(self, *args, **kwargs)
 
 
+# ---------------------------------------------------------------- ember.Size
+
+
+class Size(_builtins.tuple):
+    """A tensor's sizes (Tensor.shape, Tensor.size()): a tuple of ints that prints as
+    `ember.Size([2, 3])`, has numel(), and stays a Size when added to or repeated. A slice is a plain
+    tuple (torch.Size's is a Size): indexing keeps tuple's own C code, 15 ns where a Python
+    __getitem__ took 250."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"ember.Size({list(self)!r})"
+
+    __str__ = __repr__
+
+    def numel(self):
+        """The number of elements of a tensor of these sizes (1 for ())."""
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __add__(self, other):
+        return Size(_builtins.tuple.__add__(self, other)) if isinstance(other, _builtins.tuple) else NotImplemented
+
+    def __radd__(self, other):
+        return Size(_builtins.tuple.__add__(other, self)) if isinstance(other, _builtins.tuple) else NotImplemented
+
+    def __mul__(self, n):
+        return Size(_builtins.tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
+
+    def __reduce__(self):
+        return (Size, (_builtins.tuple(self),))
+
+
+_C._set_size_type(Size)
+
 # ---------------------------------------------------------------- printing (python/ember/_tensor_str.py)
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: E402
 from . import _tensor_str  # noqa: E402

@@ -270,6 +270,25 @@ constexpr std::array<FastFn, sizeof...(I)> operator_entries(std::index_sequence<
   return {&operator_entry<I>...};
 }
 
+// ---------------------------------------------------------------- ember.Size
+// Tensor.shape and size() are ember.Size, the tuple subclass python/ember/__init__.py defines and
+// registers here (a plain tuple until then). Made as CPython makes a tuple subclass instance: the
+// type's tp_alloc with the item count, then the items.
+PyTypeObject* g_size_type = &PyTuple_Type;
+
+nb::object make_size(c10::IntArrayRef sizes) {
+  const Py_ssize_t n = static_cast<Py_ssize_t>(sizes.size());
+  PyObject* r = g_size_type == &PyTuple_Type ? PyTuple_New(n) : g_size_type->tp_alloc(g_size_type, n);
+  if (!r) raise_set();
+  nb::object out = nb::steal(r);
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    PyObject* v = PyLong_FromLongLong(sizes[k]);
+    if (!v) raise_set();
+    PyTuple_SET_ITEM(r, k, v);
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------- ember.Generator
 // A seed as PyTorch takes one: an int in [-2^63, 2^64); a negative one is read as its 64-bit two's
 // complement. As in PyTorch, another type is a RuntimeError and an int out of range a ValueError.
@@ -380,6 +399,15 @@ NB_MODULE(_C, m) {
   m.attr("channels_last") = nb::cast(PyMemoryFormat{at::MemoryFormat::ChannelsLast});
   m.attr("channels_last_3d") = nb::cast(PyMemoryFormat{at::MemoryFormat::ChannelsLast3d});
 
+  m.def("_set_size_type", [](nb::handle type) {
+    if (!PyType_Check(type.ptr()) || !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(type.ptr()), &PyTuple_Type)) {
+      PyErr_SetString(PyExc_TypeError, "[_set_size_type] expected a subclass of tuple");
+      raise_set();
+    }
+    Py_INCREF(type.ptr());  // kept for the life of the process
+    g_size_type = reinterpret_cast<PyTypeObject*>(type.ptr());
+  });
+
   // ---- ember.Generator: a handle to a CPU random stream (copies of the handle share it).
   nb::class_<PyGenerator>(m, "Generator")
       .def("__init__", [](PyGenerator* self, nb::handle dev) {
@@ -437,10 +465,10 @@ NB_MODULE(_C, m) {
   nb::class_<at::Tensor> tensor(m, "Tensor", nb::type_slots(g_tensor_slots), nb::is_weak_referenceable());
   types.tensor = reinterpret_cast<PyTypeObject*>(nb::type<at::Tensor>().ptr());
   tensor
-      .def_prop_ro("shape", [](const at::Tensor& t) { return nb::tuple(nb::cast(t.sizes().vec())); })
+      .def_prop_ro("shape", [](const at::Tensor& t) { return make_size(t.sizes()); })
       .def("size", [](const at::Tensor& t, std::optional<int64_t> dim) -> nb::object {
         if (dim) return nb::int_(t.size(*dim));
-        return nb::tuple(nb::cast(t.sizes().vec()));
+        return make_size(t.sizes());
       }, nb::arg("dim") = nb::none())
       .def("stride", [](const at::Tensor& t, std::optional<int64_t> dim) -> nb::object {
         if (dim) return nb::int_(t.stride(*dim));

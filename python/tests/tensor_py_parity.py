@@ -111,6 +111,17 @@ FORMAT_CASES = [
     ("format_vector", "f'{T.tensor([1., 2.])}'"),
     ("str_equals_repr", "str(T.tensor([[1, 2]])) == repr(T.tensor([[1, 2]]))"),
     ("printoptions_dict", "sorted(T._tensor_str.get_printoptions().items())"),
+    ("size_repr", "T.zeros(2, 3).shape"),
+    ("size_0d", "T.tensor(1.).size()"),
+    ("size_empty", "T.Size()"),
+    ("size_slice", "tuple(T.zeros(2, 3, 4).shape[1:])"),
+    ("size_add", "T.zeros(2, 3).size() + (4,)"),
+    ("size_radd", "(4,) + T.zeros(2, 3).size()"),
+    ("size_mul", "T.zeros(2).shape * 2"),
+    ("size_item", "type(T.zeros(2).shape[0]).__name__"),
+    ("size_numel", "(T.zeros(2, 3).shape.numel(), T.Size([]).numel())"),
+    ("size_tuple", "(isinstance(T.zeros(1).shape, tuple), T.zeros(2, 3).shape == (2, 3), str(T.zeros(5).shape))"),
+    ("size_hash", "hash(T.zeros(2, 3).shape) == hash((2, 3))"),
 ]
 
 # The random ops with a seeded generator (CPU streams are the same in libtorch and Ember); each

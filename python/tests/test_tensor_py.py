@@ -369,6 +369,18 @@ def test_reflected_operators_refuse_other_types():
             bad // t
 
 
+# ---------------------------------------------------------------- ember.Size
+def test_size_is_a_tuple_the_ops_take():
+    import pickle
+    x = ember.zeros(2, 3)
+    s = x.shape
+    assert type(s) is ember.Size and type(x.size()) is ember.Size and x.size(1) == 3 and x.stride() == (3, 1)
+    assert ember.zeros(s).shape == (2, 3) and x.view(s[::-1]).shape == (3, 2) and x.new_zeros(s).shape == s
+    assert ember.ones(ember.Size([4])).tolist() == [1.0] * 4
+    assert pickle.loads(pickle.dumps(s)) == s and type(pickle.loads(pickle.dumps(s))) is ember.Size
+    assert ember.Size([2, 0]).numel() == 0 and s[0] == 2 and type(s[0]) is int
+
+
 # ---------------------------------------------------------------- one binding each
 def test_grad_and_backward_are_the_autograd_bindings():
     # module.cpp's own grad/backward are gone: Tensor.grad checks its value, backward takes inputs=
