@@ -54,11 +54,14 @@ def _rtruediv(self, other):
 
 
 def _rsub(self, other):
+    if _number(self, other) is None:
+        return NotImplemented
     return _C.rsub(self, other)
 
 
 def _rmatmul(self, other):
-    return _C.matmul(other, self)
+    # reached only for a left operand that is no tensor (numbers and lists are not matrices)
+    return NotImplemented
 
 
 def _reversed(self):

@@ -262,7 +262,15 @@ PyObject* operator_entry(PyObject* self, PyObject* const* args, Py_ssize_t n, Py
     if (op.kind != OpKind::Plain && args[0] == Py_None) return PyBool_FromLong(op.kind == OpKind::Ne);
     if (!PyLong_Check(args[0]) && !PyFloat_Check(args[0]) && is_ndarray(args[0])) Py_RETURN_NOTIMPLEMENTED;
   }
-  return op.target(self, args, n, kw);
+  PyObject* r = op.target(self, args, n, kw);
+  // As PyTorch: an operand the op does not take (a TypeError) is NotImplemented, so Python tries the
+  // other operand's method and then answers as for any two unrelated types (`t == "a"` is False,
+  // `t + "a"` "unsupported operand type(s)").
+  if (!r && n == 1 && !kw && !is_tensor(args[0]) && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    PyErr_Clear();
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  return r;
 }
 
 template <size_t... I>

@@ -210,9 +210,26 @@ def _reflected_facts(T):
     return out
 
 
+# Operands the operators do not take: the result, or the exception's type and message.
+OTHER_OPERAND_CASES = ['t == "a"', 't != "a"', 't + "x"', 't < "a"', 't == [1, 2]', 't * None', 't @ 3',
+                       'object() == t', 't & "x"', 'u += "x"', '"x" - t', '[1.0] ** t', '[1.0, 2.0] @ t', '3 // t.to(T.int32)']
+
+
+def _other_operand_facts(T):
+    out = {}
+    for e in OTHER_OPERAND_CASES:
+        env = {"T": T, "t": T.tensor([1., 2.]), "u": T.tensor([1., 2.])}
+        try:
+            exec("r = " + e if "+=" not in e else e, env)
+            out[e] = repr(env.get("r"))
+        except Exception as ex:  # noqa: BLE001 (the exception is the fact)
+            out[e] = [type(ex).__name__, str(ex)]
+    return out
+
+
 def facts(T):
     return {"repr": _repr_facts(T), "format": _format_facts(T), "random": _random_facts(T),
-            "numpy": _numpy_facts(T), "reflected": _reflected_facts(T)}
+            "numpy": _numpy_facts(T), "reflected": _reflected_facts(T), "other_operands": _other_operand_facts(T)}
 
 
 def _ember_names(x):

@@ -360,6 +360,11 @@ def test_reflected_and_in_place_operators_as_pytorch(expr):
     assert got == RECORDED["reflected"][expr]
 
 
+@pytest.mark.parametrize("expr", parity.OTHER_OPERAND_CASES)
+def test_operands_the_ops_do_not_take_as_pytorch(expr):
+    assert parity._other_operand_facts(ember)[expr] == RECORDED["other_operands"][expr]
+
+
 def test_reflected_operators_refuse_other_types():
     t = ember.tensor([1., 2.])
     for bad in ("x", [1.0], None):
