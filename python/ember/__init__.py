@@ -120,6 +120,120 @@ def _to(self, *args, **kwargs):
     return _to_generated(self, *args, **kwargs)
 
 
+# ---------------------------------------------------------------- conversions and attributes
+# PyTorch's dtype shorthands (x.float(), x.long(), ...): x itself when it already has the dtype.
+
+
+def _as(dt):
+    def convert(self, memory_format=preserve_format):
+        if self.dtype is dt and memory_format is preserve_format:
+            return self
+        return self.to(dt, memory_format=memory_format)
+    return convert
+
+
+def _cpu(self, memory_format=preserve_format):
+    if self.device.type == "cpu" and memory_format is preserve_format:
+        return self
+    return self.to("cpu", memory_format=memory_format)
+
+
+for _name, _dt in (("float", float32), ("double", float64), ("half", float16), ("bfloat16", bfloat16),
+                   ("int", int32), ("long", int64), ("short", int16), ("char", int8), ("byte", uint8),
+                   ("bool", bool)):
+    _fn = _as(_dt)
+    _fn.__name__ = _name
+    _fn.__doc__ = f"self.to(ember.{_dt!r}[len('ember.'):]) (self when it is one already)."
+    setattr(_T, _name, _fn)
+
+_TYPE_NAMES = {float32: "FloatTensor", float64: "DoubleTensor", float16: "HalfTensor", bfloat16: "BFloat16Tensor",
+               int64: "LongTensor", int32: "IntTensor", int16: "ShortTensor", int8: "CharTensor", uint8: "ByteTensor",
+               bool: "BoolTensor"}
+
+
+def _type(self, dtype=None, non_blocking=False, **kwargs):
+    """Without dtype, the tensor type's name ('ember.FloatTensor', 'ember.cuda.LongTensor'); with a dtype
+    or such a name, the tensor converted to it."""
+    if dtype is None:
+        where = "ember." if self.device.type == "cpu" else f"ember.{self.device.type}."
+        return where + _TYPE_NAMES[self.dtype]
+    if isinstance(dtype, str):
+        name = dtype.rsplit(".", 1)[-1]
+        match = [d for d, n in _TYPE_NAMES.items() if n == name]
+        if not match:
+            raise ValueError(f"[type] expected a dtype or a tensor type name such as 'ember.FloatTensor'; got {dtype!r}")
+        dtype = match[0]
+    return self.to(dtype, non_blocking=non_blocking)
+
+
+def _cuda(self, device=None, non_blocking=False, memory_format=preserve_format):
+    if device is None:
+        device = "cuda"
+    elif isinstance(device, _builtins.int):
+        device = f"cuda:{device}"
+    return self.to(device, non_blocking=non_blocking, memory_format=memory_format)
+
+
+def _H(self):
+    if self.dim() != 2:
+        raise RuntimeError(f"[H] expected a matrix (2-D tensor); got a {self.dim()}-D tensor")
+    return self.t()
+
+
+def _imag(self):
+    raise TypeError("[imag] expected a complex tensor; Ember has no complex dtypes")
+
+
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False, **kwargs):
+    if isinstance(data, Tensor):
+        out = data.detach().to(dtype=dtype or data.dtype, device=device or self.device, copy=True)
+        return out.requires_grad_(requires_grad) if requires_grad else out
+    return _C.tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+
+def _apply_(self, fn):
+    """Replaces each element x by fn(x), a Python call per element (CPU only, slow: for tests and
+    small tensors, as in PyTorch)."""
+    if self.device.type != "cpu":
+        raise TypeError("[apply_] expected a CPU tensor")
+    flat = [fn(v) for v in self.reshape(-1).tolist()]
+    self.copy_(_C.tensor(flat, dtype=self.dtype).reshape(self.shape))
+    return self
+
+
+def _map_(self, other, fn):
+    """Replaces each element x by fn(x, y), y the element of other (broadcast) at its place (CPU only)."""
+    if self.device.type != "cpu":
+        raise TypeError("[map_] expected a CPU tensor")
+    ys = other.expand_as(self).reshape(-1).tolist()
+    flat = [fn(x, y) for x, y in _builtins.zip(self.reshape(-1).tolist(), ys)]
+    self.copy_(_C.tensor(flat, dtype=self.dtype).reshape(self.shape))
+    return self
+
+
+_T.type = _type
+_T.cpu = _cpu
+_T.cuda = _cuda
+_T.nelement = lambda self: self.numel()
+_T.ndimension = lambda self: self.dim()
+_T.is_complex = lambda self: False
+_T.is_signed = lambda self: self.dtype not in (uint8, bool)
+_T.new_tensor = _new_tensor
+_T.apply_ = _apply_
+_T.map_ = _map_
+_T.is_cpu = property(lambda self: self.device.type == "cpu")
+_T.itemsize = property(lambda self: self.element_size())
+_T.nbytes = property(lambda self: self.numel() * self.element_size())
+_T.layout = property(lambda self: strided)
+_T.is_sparse = property(lambda self: False)
+_T.is_quantized = property(lambda self: False)
+_T.is_meta = property(lambda self: False)
+_T.mT = property(lambda self: self.transpose(-2, -1))
+_T.H = property(_H)
+_T.mH = _T.mT
+_T.real = property(lambda self: self)
+_T.imag = property(_imag)
+
 # ---------------------------------------------------------------- ember.Size
 
 

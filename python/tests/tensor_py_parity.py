@@ -227,9 +227,38 @@ def _other_operand_facts(T):
     return out
 
 
+# Conversions and attributes: each expression's value (tensors as [dtype, values]) or exception type.
+METHOD_CASES = ["x.float() is x", "x.double()", "x.half()", "x.bfloat16()", "x.int()", "x.long()", "x.short()",
+                "x.char()", "x.byte()", "x.bool()", "x.cpu() is x", "x.type()", "x.int().type()",
+                "x.bool().type()", "x.type(T.float64)", "x.type('torch.IntTensor')", "x.is_signed()",
+                "x.byte().is_signed()", "x.bool().is_signed()", "x.itemsize", "x.double().nbytes", "x.layout",
+                "x.is_sparse", "x.is_quantized", "x.is_meta", "x.is_cpu", "x.is_complex()", "x.real is x",
+                "x.imag", "x.new_tensor([1, 2])", "x.new_tensor([1, 2]).requires_grad", "m.mT", "m.H", "m.mH",
+                "x.H", "x.nelement()", "x.ndimension()", "T.tensor([1., 2., 3.]).apply_(lambda v: v * 10)",
+                "T.tensor([[1, 2], [3, 4]]).map_(T.tensor([10, 20]), lambda a, b: a * b)"]
+
+
+def _value(r):
+    if hasattr(r, "tolist") and hasattr(r, "dtype"):
+        return [str(r.dtype).replace("torch.", "ember."), r.tolist()]
+    return str(r).replace("torch.", "ember.")
+
+
+def _method_facts(T):
+    out = {}
+    for e in METHOD_CASES:
+        env = {"T": T, "x": T.tensor([1.5, -2.0]), "m": T.arange(6.).reshape(2, 3)}
+        try:
+            out[e] = _value(eval(e, env))
+        except Exception as ex:  # noqa: BLE001 (the exception type is the fact)
+            out[e] = type(ex).__name__
+    return out
+
+
 def facts(T):
     return {"repr": _repr_facts(T), "format": _format_facts(T), "random": _random_facts(T),
-            "numpy": _numpy_facts(T), "reflected": _reflected_facts(T), "other_operands": _other_operand_facts(T)}
+            "numpy": _numpy_facts(T), "reflected": _reflected_facts(T), "other_operands": _other_operand_facts(T),
+            "methods": _method_facts(T)}
 
 
 def _ember_names(x):

@@ -374,6 +374,21 @@ def test_reflected_operators_refuse_other_types():
             bad // t
 
 
+# ---------------------------------------------------------------- conversions and attributes
+@pytest.mark.parametrize("expr", parity.METHOD_CASES)
+def test_conversions_and_attributes_as_pytorch(expr):
+    assert parity._method_facts(ember)[expr] == RECORDED["methods"][expr]
+
+
+def test_new_tensor_of_a_tensor_copies():
+    x = ember.ones(2, dtype=ember.float64)
+    src = ember.tensor([1, 2])
+    y = x.new_tensor(src)
+    assert y.dtype is ember.int64 and y.tolist() == [1, 2]
+    y.add_(1)
+    assert src.tolist() == [1, 2]
+
+
 # ---------------------------------------------------------------- ember.Size
 def test_size_is_a_tuple_the_ops_take():
     import pickle
