@@ -234,6 +234,47 @@ _T.mH = _T.mT
 _T.real = property(lambda self: self)
 _T.imag = property(_imag)
 
+# PyTorch's alias names (as ember.<name>, Tensor.<name> and Tensor.<name>_): the op of the other name.
+_ALIASES = {"absolute": "abs", "arccos": "acos", "arccosh": "acosh", "arcsin": "asin", "arcsinh": "asinh",
+            "arctan": "atan", "arctan2": "atan2", "arctanh": "atanh", "divide": "div", "multiply": "mul",
+            "subtract": "sub", "true_divide": "div", "greater": "gt", "greater_equal": "ge", "less": "lt",
+            "less_equal": "le", "not_equal": "ne", "negative": "neg"}
+for _alias, _op in _ALIASES.items():
+    for _suffix in ("", "_"):
+        if not hasattr(_T, _alias + _suffix) and hasattr(_T, _op + _suffix):
+            setattr(_T, _alias + _suffix, getattr(_T, _op + _suffix))
+    if _alias not in globals() and hasattr(_C, _op):
+        globals()[_alias] = getattr(_C, _op)
+
+
+def _is_nonzero(self):
+    if self.numel() != 1:
+        raise RuntimeError(f"[is_nonzero] expected a tensor of one element; got {self.numel()} elements")
+    return _builtins.bool(self.item())
+
+
+def _fliplr(self):
+    if self.dim() < 2:
+        raise RuntimeError(f"[fliplr] expected a tensor of at least 2 dimensions; got {self.dim()}")
+    return self.flip(1)
+
+
+def _flipud(self):
+    if self.dim() < 1:
+        raise RuntimeError("[flipud] expected a tensor of at least 1 dimension; got 0")
+    return self.flip(0)
+
+
+_T.where = lambda self, condition, other: _C.where(condition, self, other)
+_T.fliplr = _fliplr
+_T.flipud = _flipud
+_T.get_device = lambda self: -1 if self.device.type == "cpu" else self.device.index
+_T.is_nonzero = _is_nonzero
+_T.is_same_size = lambda self, other: self.shape == other.shape
+# Ember has real dtypes only: conjugation and the lazy negation bit change nothing.
+_T.conj = _T.resolve_conj = _T.resolve_neg = lambda self: self
+_T.is_conj = _T.is_neg = lambda self: False
+
 # ---------------------------------------------------------------- ember.Size
 
 

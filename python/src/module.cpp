@@ -531,7 +531,11 @@ NB_MODULE(_C, m) {
       // (grad and backward: autograd.cpp)
       .def_prop_ro("is_leaf", &at::Tensor::is_leaf)
       .def("retain_grad", &at::Tensor::retain_grad)
-      .def("detach", &at::Tensor::detach);
+      .def("detach", &at::Tensor::detach)
+      .def("detach_", [](nb::handle self) {
+        unpack(self.ptr()).detach_();
+        return nb::borrow(self);
+      }, "Makes this tensor a leaf that does not require grad, in place; returns it.");
 
   m.def("tensor", [](nb::handle data, nb::handle dtype, nb::handle device, bool requires_grad) {
     std::optional<at::ScalarType> dt;

@@ -235,7 +235,13 @@ METHOD_CASES = ["x.float() is x", "x.double()", "x.half()", "x.bfloat16()", "x.i
                 "x.is_sparse", "x.is_quantized", "x.is_meta", "x.is_cpu", "x.is_complex()", "x.real is x",
                 "x.imag", "x.new_tensor([1, 2])", "x.new_tensor([1, 2]).requires_grad", "m.mT", "m.H", "m.mH",
                 "x.H", "x.nelement()", "x.ndimension()", "T.tensor([1., 2., 3.]).apply_(lambda v: v * 10)",
-                "T.tensor([[1, 2], [3, 4]]).map_(T.tensor([10, 20]), lambda a, b: a * b)"]
+                "T.tensor([[1, 2], [3, 4]]).map_(T.tensor([10, 20]), lambda a, b: a * b)",
+                "x.absolute()", "x.negative()", "T.negative(x)", "x.divide(T.tensor([2., 4.]))",
+                "x.multiply(3)", "T.subtract(x, 1)", "x.true_divide(4)", "x.greater(0)", "x.less_equal(-2.)",
+                "T.not_equal(x, 1.5)", "x.clone().absolute_()", "T.arctan2(x, T.ones(2))", "T.tensor([0., -1.]).arcsin_()",
+                "x.where(x > 0, T.zeros(2))", "m.fliplr()", "m.flipud()", "x.fliplr()", "x.get_device()",
+                "T.tensor([3.]).is_nonzero()", "x.is_nonzero()", "x.is_same_size(T.zeros(2))", "x.conj() is x",
+                "x.is_conj()", "x.is_neg()", "(x * T.ones(2, requires_grad=True)).detach_().requires_grad"]
 
 
 def _value(r):
