@@ -205,6 +205,47 @@ TEST_CASE("keepdim results are fresh tensors, not views of a temporary", "[reduc
   CHECK(g.grad()[0][0].item<float>() == 2.0f);
 }
 
+TEST_CASE("reductions over more dims than the geometry holds inline, and repeated dims of a 0-dim tensor", "[reduce_sum]") {
+  // 13 dims of size 2 with strides 3^d: no two dims merge (2 * 3^d != 3^(d+1)), so the reduced-dim
+  // lists hold 13 entries, past DimVec's 12 inline ones. Reference: every element visited by its
+  // offset and added in double (values 0..6, so float sums are exact).
+  const int nd = 13;
+  std::vector<int64_t> sizes(nd, 2), strides(nd);
+  int64_t span = 1;
+  for (int d = 0; d < nd; ++d) {
+    strides[d] = d == 0 ? 1 : strides[d - 1] * 3;
+    span += strides[d];
+  }
+  auto storage = torch::remainder(torch::arange(span, torch::kFloat), 7);
+  auto x = storage.as_strided(sizes, strides);
+  const float* p = storage.data_ptr<float>();
+  double total = 0, by_last[2] = {0, 0};
+  for (int64_t i = 0; i < (int64_t(1) << nd); ++i) {
+    int64_t off = 0;
+    for (int d = 0; d < nd; ++d) off += ((i >> d) & 1) * strides[d];
+    total += p[off];
+    by_last[(i >> (nd - 1)) & 1] += p[off];
+  }
+  CHECK(x.sum().item<float>() == static_cast<float>(total));
+  std::vector<int64_t> all(nd), first12(nd - 1);
+  for (int d = 0; d < nd; ++d) all[d] = d;
+  for (int d = 0; d < nd - 1; ++d) first12[d] = d;
+  auto k = x.sum(all, /*keepdim=*/true);
+  CHECK(k.sizes().vec() == std::vector<int64_t>(nd, 1));
+  CHECK(k.item<float>() == static_cast<float>(total));
+  auto last = x.sum(first12, /*keepdim=*/true);
+  CHECK(last.sizes().vec().back() == 2);
+  CHECK(last.numel() == 2);
+  CHECK(last.flatten()[0].item<float>() == static_cast<float>(by_last[0]));
+  CHECK(last.flatten()[1].item<float>() == static_cast<float>(by_last[1]));
+  CHECK(x.amax(all).item<float>() == 6.0f);
+  // A 0-dim tensor has dim 0 and -1, the same dim: naming both is a repeat.
+  auto s = torch::tensor(2.5f);
+  CHECK(s.sum({0}).item<float>() == 2.5f);
+  CHECK_THROWS_WITH(s.sum({0, -1}), Catch::StartsWith("[sum] expected each dim at most once"));
+  CHECK_THROWS_WITH(x.sum({3, 3 - nd}), Catch::StartsWith("[sum] expected each dim at most once"));
+}
+
 TEST_CASE("Half and BFloat16 sums widen to float and add like float", "[reduce_sum]") {
   for (auto dt : {torch::kHalf, torch::kBFloat16}) {
     for (int64_t n : {7, 16, 255, 256, 1000, 5000}) {
