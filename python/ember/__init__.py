@@ -7,6 +7,7 @@ managers and a few libtorch spellings.
 """
 import builtins as _builtins
 import functools as _functools
+import math as _math
 
 from . import _C
 from ._C import *  # noqa: F401,F403  (the generated functions, dtypes, Tensor)
@@ -275,6 +276,111 @@ _T.is_same_size = lambda self, other: self.shape == other.shape
 _T.conj = _T.resolve_conj = _T.resolve_neg = lambda self: self
 _T.is_conj = _T.is_neg = lambda self: False
 
+# ---------------------------------------------------------------- module-level helpers
+
+
+def is_tensor(obj):
+    """True for an ember.Tensor."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input):
+    return input.numel()
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+def is_complex(input):
+    return False  # (Ember has no complex dtypes)
+
+
+def is_nonzero(input):
+    return input.is_nonzero()
+
+
+def typename(obj):
+    """'ember.FloatTensor' for a tensor (its type()), else the object's qualified type name."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    t = type(obj)
+    return t.__qualname__ if t.__module__ in ("builtins", "__builtin__", None) else f"{t.__module__}.{t.__qualname__}"
+
+
+def get_default_dtype():
+    """The dtype of floating tensors made from Python floats (float32; Ember has no set_default_dtype)."""
+    return float32
+
+
+def broadcast_shapes(*shapes):
+    """The shape that tensors of these shapes broadcast to (raises RuntimeError when they do not)."""
+    out = []
+    for shape in shapes:
+        shape = (shape,) if isinstance(shape, _builtins.int) else _builtins.tuple(shape)
+        if _builtins.len(shape) > _builtins.len(out):
+            out = [1] * (_builtins.len(shape) - _builtins.len(out)) + out
+        for k in _builtins.range(1, _builtins.len(shape) + 1):
+            a, b = out[-k], shape[-k]
+            if a != b and a != 1 and b != 1:
+                raise RuntimeError(f"[broadcast_shapes] shape mismatch: {_builtins.tuple(shapes)} do not broadcast "
+                                   f"(size {a} against {b} at dimension {-k})")
+            if a == 1:
+                out[-k] = b
+    return Size(out)
+
+
+def result_type(tensor1, tensor2):
+    """The dtype an arithmetic op of the two (tensors or Python numbers) gives."""
+    def probe(x):
+        if isinstance(x, Tensor):
+            return x.new_empty([0] * x.dim()) if x.dim() else x.new_empty(())
+        return x
+    a, b = probe(tensor1), probe(tensor2)
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        a = _C.tensor(a)
+    return _C.mul(a, b).dtype if isinstance(a, Tensor) else _C.mul(b, a).dtype
+
+
+class finfo:
+    """Machine limits of a floating dtype (bits, eps, max, min, tiny/smallest_normal, resolution)."""
+    _LAYOUT = {float16: (16, 10, 15), bfloat16: (16, 7, 127), float32: (32, 23, 127), float64: (64, 52, 1023)}
+
+    def __init__(self, type=None):
+        type = float32 if type is None else type
+        if type not in self._LAYOUT:
+            raise TypeError(f"[finfo] expected a floating dtype; got {type!r}")
+        bits, mant, emax = self._LAYOUT[type]
+        self.dtype = repr(type)[len("ember."):]
+        self.bits = bits
+        self.eps = 2.0 ** -mant
+        self.max = (2.0 - 2.0 ** -mant) * 2.0 ** emax
+        self.min = -self.max
+        self.tiny = self.smallest_normal = 2.0 ** (1 - emax)
+        self.resolution = 10.0 ** -_math.floor(-_math.log10(self.eps))
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.tiny:g}, tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """Limits of an integer dtype (bits, min, max)."""
+    _LAYOUT = {uint8: (8, False), int8: (8, True), int16: (16, True), int32: (32, True), int64: (64, True)}
+
+    def __init__(self, type):
+        if type not in self._LAYOUT:
+            raise TypeError(f"[iinfo] expected an integer dtype; got {type!r}")
+        bits, signed = self._LAYOUT[type]
+        self.dtype = repr(type)[len("ember."):]
+        self.bits = bits
+        self.min = -(1 << (bits - 1)) if signed else 0
+        self.max = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
+
+    def __repr__(self):
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+
+
 # ---------------------------------------------------------------- ember.Size
 
 
@@ -464,5 +570,5 @@ class set_grad_enabled(_GradMode):
         return wrapper
 
 # The pure-Python packages (ember.nn, ember.optim, ember.utils.data) use the names above.
-from . import nn, optim, utils, random  # noqa: E402
+from . import nn, optim, utils, random, cuda  # noqa: E402
 from .serialization import save, load  # noqa: E402,F401  (PyTorch checkpoints)

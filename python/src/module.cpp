@@ -11,8 +11,10 @@
 #include <random>
 #include <utility>
 
+#include <ATen/Parallel.h>
 #include <ATen/core/GradMode.h>
 #include <torch/autograd.h>
+#include <torch/cuda.h>
 #include <ATen/TensorIndexing.h>
 
 #include "BindingsDecl.h"
@@ -545,6 +547,27 @@ NB_MODULE(_C, m) {
     return make_tensor(data, dt, dev, requires_grad);
   }, nb::arg("data"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
      nb::arg("requires_grad") = false);
+  // threads, dtype promotion and CUDA queries (python/ember/__init__.py, python/ember/cuda.py)
+  m.def("get_num_threads", [] { return at::get_num_threads(); }, "Intra-op thread count of this thread.");
+  m.def("set_num_threads", [](int n) {
+    if (n < 1) {
+      PyErr_Format(PyExc_ValueError, "[set_num_threads] expected a positive thread count; got %d", n);
+      raise_set();
+    }
+    at::set_num_threads(n);
+  }, nb::arg("int"), "Sets the intra-op thread count (of this thread and of threads yet to run parallel work).");
+  m.def("promote_types", [](nb::handle a, nb::handle b) {
+    return nb::steal(dtype_object(c10::promoteTypes(to_dtype(a.ptr(), "type1"), to_dtype(b.ptr(), "type2"))));
+  }, nb::arg("type1"), nb::arg("type2"), "The smallest dtype both convert to without losing category.");
+  m.def("_cuda_is_available", [] { return ember::cuda::is_available(); });
+  m.def("_cuda_device_count", [] { return ember::cuda::device_count(); });
+  m.def("_cuda_synchronize", [](int64_t d) {
+    nb::gil_scoped_release nogil;
+    ember::cuda::synchronize(d);
+  });
+  m.def("_cuda_empty_cache", [] { ember::cuda::empty_cache(); });
+  m.def("_cuda_memory_allocated", [](int64_t d) { return ember::cuda::memory_allocated(d); });
+  m.def("_cuda_memory_reserved", [](int64_t d) { return ember::cuda::memory_reserved(d); });
   m.def("is_grad_enabled", [] { return at::GradMode::is_enabled(); });
   m.def("_set_grad_enabled", [](bool v) { at::GradMode::set_enabled(v); });
   m.def("is_inference_mode_enabled", [] { return c10::InferenceMode::is_enabled(); });

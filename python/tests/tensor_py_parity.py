@@ -261,10 +261,40 @@ def _method_facts(T):
     return out
 
 
+# Module-level helpers: each expression's value.
+MODULE_CASES = ["T.is_tensor(T.ones(1))", "T.is_tensor([1])", "T.numel(T.ones(2, 3))", "T.is_floating_point(T.ones(1))",
+                "T.is_complex(T.ones(1))", "T.is_nonzero(T.tensor([0.]))", "T.typename(T.ones(1))",
+                "T.typename(T.ones(1, dtype=T.int64))", "T.typename(3)", "T.get_default_dtype()",
+                "T.broadcast_shapes((2, 1), (3,))", "T.broadcast_shapes(4, (2, 1), (1, 1, 4))", "T.broadcast_shapes()",
+                "T.broadcast_shapes((2,), (3,))", "T.promote_types(T.int32, T.float16)",
+                "T.promote_types(T.uint8, T.int8)", "T.promote_types(T.bool, T.bfloat16)",
+                "T.promote_types(T.float16, T.bfloat16)", "T.result_type(T.ones(2, dtype=T.int32), 2.5)",
+                "T.result_type(T.ones(2, dtype=T.int32), T.tensor(2.5, dtype=T.float64))",
+                "T.result_type(T.tensor(1, dtype=T.int8), T.ones(2, dtype=T.uint8))",
+                "T.result_type(T.ones(2, dtype=T.float16), 1)", "T.result_type(2, 2.5)", "T.result_type(True, 2)",
+                "T.result_type(T.ones(1, dtype=T.bool), False)",
+                "T.finfo().eps", "T.finfo(T.float64).max", "T.finfo(T.float16).tiny", "T.finfo(T.bfloat16).eps",
+                "T.finfo(T.bfloat16).max", "T.finfo(T.float32).resolution", "T.finfo(T.float16).resolution",
+                "T.finfo(T.float64).smallest_normal", "(T.finfo(T.float32).bits, T.finfo(T.float32).min)",
+                "T.finfo(T.float32)", "T.finfo(T.bfloat16)", "T.finfo(T.float16)", "T.iinfo(T.int8)", "T.iinfo(T.uint8).max", "T.iinfo(T.int64).min",
+                "(T.iinfo(T.int16).bits, T.iinfo(T.int32).max)", "T.finfo(T.int32)", "T.iinfo(T.float32)",
+                "T.get_num_threads() >= 1", "T.cuda.is_available() in (True, False)", "T.cuda.device_count() >= 0"]
+
+
+def _module_facts(T):
+    out = {}
+    for e in MODULE_CASES:
+        try:
+            out[e] = _value(eval(e, {"T": T}))
+        except Exception as ex:  # noqa: BLE001 (the exception type is the fact)
+            out[e] = type(ex).__name__
+    return out
+
+
 def facts(T):
     return {"repr": _repr_facts(T), "format": _format_facts(T), "random": _random_facts(T),
             "numpy": _numpy_facts(T), "reflected": _reflected_facts(T), "other_operands": _other_operand_facts(T),
-            "methods": _method_facts(T)}
+            "methods": _method_facts(T), "module": _module_facts(T)}
 
 
 def _ember_names(x):

@@ -380,6 +380,22 @@ def test_conversions_and_attributes_as_pytorch(expr):
     assert parity._method_facts(ember)[expr] == RECORDED["methods"][expr]
 
 
+@pytest.mark.parametrize("expr", parity.MODULE_CASES)
+def test_module_helpers_as_pytorch(expr):
+    assert parity._module_facts(ember)[expr] == RECORDED["module"][expr]
+
+
+def test_set_num_threads():
+    n = ember.get_num_threads()
+    try:
+        ember.set_num_threads(1)
+        assert ember.get_num_threads() == 1
+        with pytest.raises(ValueError, match=r"^\[set_num_threads\]"):
+            ember.set_num_threads(0)
+    finally:
+        ember.set_num_threads(n)
+
+
 def test_new_tensor_of_a_tensor_copies():
     x = ember.ones(2, dtype=ember.float64)
     src = ember.tensor([1, 2])
