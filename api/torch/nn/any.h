@@ -6,11 +6,10 @@
 EMBER_PUBLIC_BEGIN
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
-#include <concepts>
+#include <type_traits>
 #include <functional>
 #include <memory>
 #include <string>
-#include <type_traits>
 
 namespace torch::nn {
 
@@ -50,9 +49,17 @@ class AnyModule {
   }
 
  private:
+  // Whether M has forward(Tensor) giving something convertible to a Tensor (written without C++20's
+  // requires-expressions: the installed headers compile as C++17, as libtorch's do).
+  template <typename M, typename = void>
+  struct has_tensor_forward : std::false_type {};
+  template <typename M>
+  struct has_tensor_forward<M, std::enable_if_t<std::is_convertible_v<
+      decltype(std::declval<M&>().forward(std::declval<const at::Tensor&>())), at::Tensor>>> : std::true_type {};
+
   template <typename M>
   static std::function<at::Tensor(const at::Tensor&)> make_forward(std::shared_ptr<M> m) {
-    if constexpr (requires(M& mod, const at::Tensor& x) { { mod.forward(x) } -> std::convertible_to<at::Tensor>; }) {
+    if constexpr (has_tensor_forward<M>::value) {
       return [m](const at::Tensor& x) { return m->forward(x); };
     } else {
       return [m](const at::Tensor&) -> at::Tensor {

@@ -8,6 +8,8 @@ EMBER_PUBLIC_BEGIN
 #include <functional>
 #include <ostream>
 #include <utility>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 namespace torch::nn {
@@ -21,8 +23,9 @@ class FunctionalImpl : public Cloneable<FunctionalImpl> {
   explicit FunctionalImpl(Function function) : function_(std::move(function)) {}
   template <typename SomeFunction, typename... Args, typename = std::enable_if_t<(sizeof...(Args) > 0)>>
   explicit FunctionalImpl(SomeFunction original_function, Args&&... args)
-      : function_([f = std::move(original_function), ... bound = std::forward<Args>(args)](at::Tensor input) {
-          return at::Tensor(f(input, bound...));
+      : function_([f = std::move(original_function), bound = std::make_tuple(std::forward<Args>(args)...)](
+                      at::Tensor input) {
+          return std::apply([&](const auto&... b) { return at::Tensor(f(input, b...)); }, bound);
         }) {}
   void reset() override {}
   at::Tensor forward(at::Tensor input) { return function_(std::move(input)); }
@@ -100,14 +103,20 @@ class ModuleDictImpl : public Cloneable<ModuleDictImpl> {
   void pretty_print(std::ostream& stream) const override { stream << "torch::nn::ModuleDict"; }
 
  private:
+  // OrderedDict items have key()/value(), std::pair and map entries first/second.
+  template <typename Item, typename = void>
+  struct has_key_value : std::false_type {};
+  template <typename Item>
+  struct has_key_value<Item, std::void_t<decltype(std::declval<const Item&>().key()),
+                                         decltype(std::declval<const Item&>().value())>> : std::true_type {};
   template <typename Item>
   static std::string key_of(const Item& item) {
-    if constexpr (requires { item.key(); }) return item.key();
+    if constexpr (has_key_value<Item>::value) return item.key();
     else return item.first;
   }
   template <typename Item>
   static std::shared_ptr<Module> value_of(const Item& item) {
-    if constexpr (requires { item.value(); }) return item.value();
+    if constexpr (has_key_value<Item>::value) return item.value();
     else return item.second;
   }
 };
@@ -120,8 +129,9 @@ class ParameterListImpl : public Cloneable<ParameterListImpl> {
   using ConstIterator = OrderedDict<std::string, at::Tensor>::ConstIterator;
 
   ParameterListImpl() = default;
-  template <typename... Tensors>
-    requires(sizeof...(Tensors) > 0 && (!std::is_base_of_v<Module, std::decay_t<Tensors>> && ...))
+  template <typename... Tensors,
+            typename = std::enable_if_t<(sizeof...(Tensors) > 0) &&
+                                        (!std::is_base_of_v<Module, std::decay_t<Tensors>> && ...)>>
   explicit ParameterListImpl(Tensors&&... params) {
     (append(std::forward<Tensors>(params)), ...);
   }

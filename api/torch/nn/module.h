@@ -12,6 +12,7 @@ EMBER_PUBLIC_BEGIN
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace torch::serialize {
@@ -20,6 +21,14 @@ class InputArchive;
 }  // namespace torch::serialize
 
 namespace torch::nn {
+
+namespace detail {
+/// Whether T is a module holder (Linear for LinearImpl): holders name their module class ContainedType.
+template <typename T, typename = void>
+struct is_module_holder : std::false_type {};
+template <typename T>
+struct is_module_holder<T, std::void_t<typename T::ContainedType>> : std::true_type {};
+}  // namespace detail
 
 class Module : public std::enable_shared_from_this<Module> {
  public:
@@ -97,14 +106,14 @@ class Module : public std::enable_shared_from_this<Module> {
   /// or null if it is not one.
   template <typename ModuleType>
   auto* as() noexcept {
-    if constexpr (requires { typename ModuleType::ContainedType; })
+    if constexpr (detail::is_module_holder<ModuleType>::value)
       return dynamic_cast<typename ModuleType::ContainedType*>(this);
     else
       return dynamic_cast<ModuleType*>(this);
   }
   template <typename ModuleType>
   const auto* as() const noexcept {
-    if constexpr (requires { typename ModuleType::ContainedType; })
+    if constexpr (detail::is_module_holder<ModuleType>::value)
       return dynamic_cast<const typename ModuleType::ContainedType*>(this);
     else
       return dynamic_cast<const ModuleType*>(this);

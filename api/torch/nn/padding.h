@@ -14,6 +14,7 @@ EMBER_PUBLIC_BEGIN
 #include <torch/nn/pimpl.h>
 #include <ostream>
 #include <variant>
+#include <type_traits>
 #include <vector>
 
 namespace torch::nn {
@@ -75,9 +76,13 @@ at::Tensor pad(const at::Tensor& input, const PadFuncOptions& options);
 }  // namespace functional
 
 namespace detail {
+template <typename O, typename = void>
+struct has_pad_value : std::false_type {};
+template <typename O>
+struct has_pad_value<O, std::void_t<decltype(std::declval<const O&>().value())>> : std::true_type {};
 template <typename O>
 double pad_value_of(const O& o) {
-  if constexpr (requires { o.value(); })
+  if constexpr (has_pad_value<O>::value)
     return o.value();
   else
     return 0.0;
