@@ -415,6 +415,18 @@ TEST_CASE("conv2d channels-last float32 against the float64 reference at a ResNe
   at::Tensor y = torch::conv2d(x, w, b, 1, 1);
   CHECK(y.is_contiguous(at::MemoryFormat::ChannelsLast));
   CHECK(max_rel_err(y, ref_conv(x, w, b, q)) < 1e-4);
+  // The gradients (below AVX-512 this shape runs through oneDNN's blocked layouts with reorders from
+  // and to nhwc: Note [Channels-last convolution]) against float64's, which the direct loops compute.
+  at::Tensor xa = x.detach().requires_grad_(true), wa = w.detach().requires_grad_(true), ba = b.detach().requires_grad_(true);
+  at::Tensor xd = x.to(at::kDouble).contiguous().requires_grad_(true), wd = w.to(at::kDouble).requires_grad_(true),
+             bd = b.to(at::kDouble).requires_grad_(true);
+  const at::Tensor gy = channels_last_test::cl(torch::randn(y.sizes()));
+  torch::conv2d(xa, wa, ba, 1, 1).backward(gy);
+  torch::conv2d(xd, wd, bd, 1, 1).backward(gy.to(at::kDouble));
+  CHECK(xa.grad().is_contiguous(at::MemoryFormat::ChannelsLast));
+  CHECK(max_rel_err(xa.grad(), xd.grad()) < 1e-4);
+  CHECK(max_rel_err(wa.grad(), wd.grad()) < 1e-4);
+  CHECK(max_rel_err(ba.grad(), bd.grad()) < 1e-4);
 }
 
 TEST_CASE("is_contiguous and contiguous with MemoryFormat::ChannelsLast (libtorch's answers)", "[conv][channels_last]") {
