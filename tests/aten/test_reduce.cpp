@@ -213,6 +213,12 @@ TEST_CASE("reduce: large inputs take the parallel paths", "[reduce]") {
       {{40, 50, 60}, {0, 2}, false}, // multiple strided dims
       {{300, 700}, {1}, true},       // transposed input
       {{500, 400}, {}, false},       // all dims
+      // Note [Outer reduction blocks]: rows wider than one block (16384 double sums, fewer for
+      // wider accumulators such as var's) are cut into equal blocks, a multiple of the threads.
+      {{5, 40000}, {0}, false},       // 3 blocks (4 with 2 threads)
+      {{3, 16400}, {0}, false},       // just past one block
+      {{2, 7, 16390}, {1}, false},    // blocks of several output rows
+      {{9, 12000}, {0}, false},       // one block of sums, 3 of var's moments
   };
   for (auto& c : cases) {
     at::Tensor x = rand_input(c.shape);

@@ -14,7 +14,7 @@
 // Anything else walks the reduced elements as strided runs. Parallelism is over outputs, or over
 // the reduced range (per-thread partial accumulators merged in order) when there are too few
 // outputs to keep the threads busy. The ops' contiguous loops are vector code (Vec.h): float,
-// Half and BFloat16 sums as blocked float trees into double partials (Note [Float sums]), double
+// Half and BFloat16 sums as blocked float chains into double partials (Note [Float sums]), double
 // and integer sums in 32 partials the compiler vectorises, max/min with indices in two vector
 // passes (ArgOp::run); the "outer" loop's rows vectorise per op (step_row).
 #include <ATen/native/cpu/ReduceKernels.h>
@@ -159,25 +159,29 @@ void reduce_run(const Geom& g, const Tensor& input, const Op& op) {
   };
   const bool inner_contig = !g.rs.empty() && g.rst.back() == 1;
   if (!inner_contig && !g.rs.empty() && !g.ks.empty() && g.kst.back() == 1 && g.ks.back() >= 8) {
-    // "outer" loop: blocks of B contiguous outputs, each reduced element updates the whole block.
-    // Note [Outer reduction blocks]: the block's accumulators stay in L1 (8 KiB: 1024 doubles), and
-    // each reduced element's segment of the block is a few KiB of contiguous input, prefetched two
-    // elements ahead; 128-output blocks (512 B segments, a new page per segment) ran the 4096^2 sum
-    // over dim 0 at under half the speed in a standalone test.
-    constexpr int64_t B = std::clamp<int64_t>(8192 / static_cast<int64_t>(sizeof(acc_t)), 64, 1024);
-    constexpr int64_t kLine = std::max<int64_t>(1, 64 / static_cast<int64_t>(sizeof(in_t)));
-    const int64_t J = g.ks.back(), O = M / J, nb = (J + B - 1) / B;
+    // "outer" loop: blocks of contiguous outputs, each reduced element updates the whole block.
+    // Note [Outer reduction blocks]: a block is as wide as 128 KiB of accumulators allow (16384
+    // double sums: a row of up to 64 KiB of float input), so that the input is read in long runs
+    // in memory order and the accumulators stay in L2. The blocks of one output row are made
+    // equal, and with several threads their count a multiple of the threads. On a Zen 3 (AVX2), the
+    // 4096^2 sum over dim 0 at 1 thread took 9.0 ms in 1024-output blocks (4 KiB runs, a new page
+    // per run, prefetched two elements ahead; what this was until 2026-12-03) and 4.2 ms in one
+    // 4096-output block, where software prefetch only slowed it down (7.0 ms); [1024, 16384] took
+    // 4.9 ms in 1024-output blocks and 3.5 ms in one. The sums are the same either way: each
+    // output still adds the reduced elements in order.
+    constexpr int64_t kMaxBlock = std::max<int64_t>(64, int64_t{128 * 1024} / static_cast<int64_t>(sizeof(acc_t)));
+    const int64_t J = g.ks.back(), O = M / J;
+    int64_t nb = at::divup(J, kMaxBlock);
+    if (par && O == 1 && nb >= nt) nb = at::divup(nb, nt) * nt;
+    const int64_t B = std::min(J, at::divup(at::divup(J, nb), 16) * 16);
+    nb = at::divup(J, B);
     const size_t nko = g.ks.size() - 1;
     auto block = [&](int64_t t, int64_t r0, int64_t r1, acc_t* a) {
       const int64_t o = t / nb, j0 = (t % nb) * B, jn = std::min(B, J - j0);
       const in_t* base = data + kept_offset(g, o, nko) + j0;
       for (int64_t j = 0; j < jn; ++j) a[j] = op.init();
       for_runs(g, base, r0, r1, [&](const in_t* p, int64_t len, int64_t st, int64_t r) {
-        for (int64_t i = 0; i < len; ++i) {
-          if (i + 2 < len)
-            for (int64_t j = 0; j < jn; j += kLine) __builtin_prefetch(p + (i + 2) * st + j, 0, 3);
-          op.step_row(a, p + i * st, jn, r + i);
-        }
+        for (int64_t i = 0; i < len; ++i) op.step_row(a, p + i * st, jn, r + i);
       });
     };
     auto write_block = [&](int64_t t, const acc_t* a) {
@@ -186,8 +190,8 @@ void reduce_run(const Geom& g, const Tensor& input, const Op& op) {
     };
     const int64_t tasks = O * nb;
     if (par && tasks < nt && N >= 4 * nt) {
-      const int64_t used = parts_for(N * std::min(B, J)), chunk = at::divup(N, used);
-      std::unique_ptr<acc_t[]> part(new acc_t[static_cast<size_t>(used) * B]);
+      const int64_t used = parts_for(N * B), chunk = at::divup(N, used);
+      std::unique_ptr<acc_t[]> part(new acc_t[static_cast<size_t>(used * B)]);
       for (int64_t t = 0; t < tasks; ++t) {
         at::parallel_for(0, used, 1, [&](int64_t q0, int64_t q1) {
           for (int64_t q = q0; q < q1; ++q) {
@@ -202,10 +206,10 @@ void reduce_run(const Geom& g, const Tensor& input, const Op& op) {
       return;
     }
     at::parallel_for(0, tasks, at::internal::grain_for_tasks(M * N, tasks), [&](int64_t tb, int64_t te) {
+      std::unique_ptr<acc_t[]> a(new acc_t[static_cast<size_t>(B)]);
       for (int64_t t = tb; t < te; ++t) {
-        acc_t a[B];
-        block(t, 0, N, a);
-        write_block(t, a);
+        block(t, 0, N, a.get());
+        write_block(t, a.get());
       }
     });
     return;
@@ -258,30 +262,44 @@ acc_t partial_sum(const in_t* p, int64_t n) {
 }
 
 // Note [Float sums]: a contiguous float (Half, BFloat16) run is cut into blocks of 16 rows of 16
-// logical lanes (256 elements). Per lane, a block's 16 values are added as a float pairwise tree,
-// ((r0 + r1) + (r2 + r3)) + ..., and the tree's result is widened and added to that lane's double
-// partial sum; the last n % 256 elements go straight into the double partials (16 at a time, then
-// lane 0), and the 16 partials are added up as a tree. The lanes are logical: a level holds them
-// in 1 (AVX-512), 2 (AVX2) or 4 (SSE2) vectors, and the order of every addition is the same, so
-// every level gives the same bits.
+// logical lanes (256 elements). Per lane, a block's 16 values are added in float as two chains, the
+// even rows and the odd rows, (((r0 + r2) + r4) + ... + r14) + (((r1 + r3) + r5) + ... + r15), and
+// that is widened and added to the lane's double partial sum; the last n % 256 elements go straight
+// into the double partials (16 at a time, then lane 0), and the 16 partials are added up as a tree.
+// The lanes are logical: a level holds them in 1 (AVX-512), 2 (AVX2) or 4 (SSE2) vectors, and the
+// order of every addition is the same, so every level gives the same bits.
 // Why not double throughout: widening every element costs two conversions per vector (vcvtps2pd is
-// port-5 bound), which held a 1-thread sum over 64 MB to ~85% of the memory bandwidth; the
-// blocked float tree converts once per 16 vectors and runs at the speed of a plain float sum.
-// Accuracy: each element goes through at most 4 float roundings (log2 16) before it reaches double,
-// so the error is below ~4 u_float * sum|x| plus the double part's (n / 256) u_double * sum|x|:
-// at least as good as a float pairwise or cascade sum (log2(n) u_float * sum|x|) for every n, and
-// runs shorter than 256 sum in double only. A float tree can overflow where the double sum would
-// not (1e38 + 1e38 - 1e38 - 1e38): when any block's tree is inf or NaN, the whole run is summed
-// again in double (partial_sum), which also gives inf and NaN inputs their double-sum result.
+// port-5 bound), which held a 1-thread sum over 64 MB to ~85% of the memory bandwidth; the blocked
+// float chains convert once per 16 vectors and run at the speed of a plain float sum. Why chains and
+// not a pairwise tree per lane (what this was until 2026-12-03): the block read in memory order with
+// independent running sums kept more loads in flight; on a Zen 3 (AVX2) the 4096 x 4096 row sums took
+// 3.1 ms at 1 thread and 1.9 ms at 2 against the tree's 4.1 and 2.4 (a standalone loop of each).
+// Accuracy: each element goes through at most 8 float roundings (7 in its chain, 1 joining the
+// chains) before it reaches double, so the error is below ~8 u_float * sum|x| plus the double
+// part's (n / 256) u_double * sum|x|: a fixed bound for every n, where a float pairwise or cascade
+// sum's grows with log2(n); runs shorter than 256 sum in double only. A float chain can overflow
+// where the double sum would not (1e38 + 1e38 - 1e38 - 1e38): when any block's result is inf or
+// NaN, the whole run is summed again in double (partial_sum), which also gives inf and NaN inputs
+// their double-sum result.
 constexpr int64_t kSumLanes = 16, kSumBlock = 16 * kSumLanes;
 
-template <typename in_t>
-inline ember::pw::VF block_tree(const in_t* p) {
+// One block's 16-row chains (Note [Float sums]): s[c] holds logical lanes [c * W, (c + 1) * W).
+template <typename in_t, int C>
+inline void block_chains(const in_t* p, ember::pw::VF* s) {
   using ember::pw::load_opmath;
-  const auto r = [p](int k) { return load_opmath(p + k * kSumLanes); };
-  const ember::pw::VF a = (r(0) + r(1)) + (r(2) + r(3)), b = (r(4) + r(5)) + (r(6) + r(7));
-  const ember::pw::VF c = (r(8) + r(9)) + (r(10) + r(11)), d = (r(12) + r(13)) + (r(14) + r(15));
-  return (a + b) + (c + d);
+  using ember::pw::VF;
+  constexpr int W = VF::size;
+  VF even[C], odd[C];
+  for (int c = 0; c < C; ++c) {
+    even[c] = load_opmath(p + c * W);
+    odd[c] = load_opmath(p + kSumLanes + c * W);
+  }
+  for (int k = 2; k < 16; k += 2)
+    for (int c = 0; c < C; ++c) {
+      even[c] = even[c] + load_opmath(p + k * kSumLanes + c * W);
+      odd[c] = odd[c] + load_opmath(p + (k + 1) * kSumLanes + c * W);
+    }
+  for (int c = 0; c < C; ++c) s[c] = even[c] + odd[c];
 }
 
 // The float lanes of v as two double vectors, the low half first. (Vec.h has no float -> double
@@ -313,18 +331,21 @@ double float_sum(const in_t* p, int64_t n) {  // Note [Float sums]
   using ember::pw::VF;
   constexpr int W = VF::size, C = kSumLanes / W;
   static_assert(kSumLanes % W == 0, "the logical lanes fill whole vectors");
-  alignas(64) double d[kSumLanes] = {};
+  alignas(64) double d[kSumLanes];  // filled below by vector stores (an `= {}` became a rep stos per run)
   int64_t i = 0;
-  if (n >= kSumBlock) {
+  if (n < kSumBlock) {
+    for (int k = 0; k < 2 * C; ++k) VD(0.0).store(d + k * VD::size);
+  } else {
     VD acc[2 * C];
     for (auto& x : acc) x = VD(0.0);
-    VF poison(0.0f);  // a lane turns NaN once a block's tree was inf or NaN there
+    VF poison(0.0f);  // a lane turns NaN once a block's result was inf or NaN there
     for (; i + kSumBlock <= n; i += kSumBlock) {
+      VF s[C];
+      block_chains<in_t, C>(p + i, s);
       for (int c = 0; c < C; ++c) {
-        const VF s = block_tree(p + i + c * W);
-        poison = poison + (s - s);
+        poison = poison + (s[c] - s[c]);
         VD lo, hi;
-        widen(s, lo, hi);
+        widen(s[c], lo, hi);
         acc[2 * c] = acc[2 * c] + lo;
         acc[2 * c + 1] = acc[2 * c + 1] + hi;
       }
