@@ -9,7 +9,7 @@ import itertools
 
 from .. import _C
 from .._C import Tensor
-from .parameter import Parameter, Buffer, _forget
+from .parameter import Parameter, Buffer, _mark
 
 _IncompatibleKeys = collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
@@ -75,11 +75,9 @@ class Module:
         self._check_name(name, "parameter")
         if hasattr(self, name) and name not in self._parameters:
             raise KeyError(f'[Module] attribute "{name}" already exists')
-        if param is not None and not isinstance(param, Tensor):
-            raise TypeError(f'[Module] cannot assign {type(param).__name__} as parameter "{name}" '
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f'[Module] cannot assign {_type_name(param)} as parameter "{name}" '
                             "(ember.nn.Parameter or None expected)")
-        if param is not None:
-            _forget(param)
         self._parameters[name] = param
 
     def register_buffer(self, name, tensor, persistent=True):
@@ -158,6 +156,13 @@ class Module:
             self._buffers[name] = value
         else:
             object.__setattr__(self, name, value)
+
+    def __setstate__(self, state):
+        # copy.deepcopy and pickle rebuild the tensors as plain ones: the registered ones are parameters again
+        self.__dict__.update(state)
+        for p in self.__dict__.get("_parameters", {}).values():
+            if p is not None:
+                _mark(p)
 
     def __delattr__(self, name):
         for store in ("_parameters", "_buffers", "_modules"):
@@ -309,7 +314,6 @@ class Module:
                     with _C_no_grad():
                         new.grad = fn(p.grad)
                 m._parameters[name] = new
-                _forget(new)
             for name, b in list(m._buffers.items()):
                 if b is not None:
                     m._buffers[name] = fn(b)
@@ -418,9 +422,7 @@ class Module:
                 continue
             if assign:
                 if store == "_parameters":
-                    new = Parameter(src, requires_grad=t.requires_grad)
-                    _forget(new)
-                    mod._parameters[name] = new
+                    mod._parameters[name] = Parameter(src, requires_grad=t.requires_grad)
                 else:
                     mod._buffers[name] = src
             else:

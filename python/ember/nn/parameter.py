@@ -3,6 +3,8 @@
 See Note [Parameters are plain tensors] for why Parameter(...) returns an ember.Tensor rather than
 an instance of a Tensor subclass.
 """
+import weakref as _weakref
+
 from .. import _C
 from .._C import Tensor
 
@@ -10,20 +12,37 @@ from .._C import Tensor
 # ember.Tensor is a nanobind class with no Python constructor, so a Python subclass of it cannot be
 # instantiated, and an existing tensor's __class__ cannot be changed (nanobind's deallocator differs).
 # Parameter(data) therefore returns a detached leaf tensor sharing data's storage, with
-# requires_grad set. `isinstance(x, Parameter)` is answered by the metaclass: a leaf tensor that
-# requires grad counts as a parameter, and so does a tensor that Parameter(..., requires_grad=False)
-# made (remembered in _frozen until a Module registers it). Module keeps its parameters by
-# registration (_parameters), so parameters() never depends on this test.
-_frozen = {}
+# requires_grad set, and remembers it (weakly, by identity) in _made. `isinstance(x, Parameter)` is
+# answered by the metaclass from that record: true for the tensors Parameter() made (and for the copies
+# a Module makes of its own parameters: to(), load_state_dict(assign=True), deepcopy and pickling), false
+# for any other tensor, requires_grad or not, as PyTorch answers for a plain tensor. So a plain tensor
+# assigned to a Module attribute stays a plain attribute, as in PyTorch. What this cannot give:
+# type(p) is ember.Tensor, repr(p) does not say "Parameter containing:", and copy.deepcopy(p) or
+# p.detach() of a lone parameter is a plain tensor (a real subclass needs a Tensor constructor in
+# python/src/module.cpp).
+_made = {}  # id(tensor) -> weak reference to it
+
+
+def _mark(t):
+    key = id(t)
+
+    def gone(_, key=key):
+        r = _made.get(key)
+        if r is not None and r() is None:
+            del _made[key]
+
+    _made[key] = _weakref.ref(t, gone)
+    return t
+
+
+def _is_parameter(obj):
+    r = _made.get(id(obj))
+    return r is not None and r() is obj
 
 
 class _ParameterMeta(type):
     def __instancecheck__(cls, obj):
-        if not isinstance(obj, Tensor):
-            return False
-        if _frozen.get(id(obj)) is obj:
-            return True
-        return obj.requires_grad and obj.is_leaf
+        return _is_parameter(obj)
 
 
 class Parameter(metaclass=_ParameterMeta):
@@ -40,15 +59,11 @@ class Parameter(metaclass=_ParameterMeta):
             raise TypeError(f"[Parameter] data must be a Tensor, got {type(data).__name__}")
         p = data.detach()
         p.requires_grad_(bool(requires_grad))
-        if not requires_grad:
-            _frozen[id(p)] = p
-        return p
+        return _mark(p)
 
 
 def _forget(t):
-    """Drops t from the frozen-parameter memo once a Module has registered it."""
-    if _frozen.get(id(t)) is t:
-        del _frozen[id(t)]
+    """Kept for the callers of the former frozen-parameter memo: a registered parameter stays marked."""
 
 
 class Buffer(metaclass=type):
