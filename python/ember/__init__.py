@@ -570,5 +570,251 @@ class set_grad_enabled(_GradMode):
         return wrapper
 
 # The pure-Python packages (ember.nn, ember.optim, ember.utils.data) use the names above.
-from . import nn, optim, utils, random, cuda  # noqa: E402
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values of input (or its distinct slices along dim), sorted; with return_inverse each
+    element's (slice's) position among them, with return_counts how often each occurs."""
+    if dim is None:
+        out, inverse, counts = _C._unique2(input, sorted, return_inverse, return_counts)
+    else:
+        out, inverse, counts = _C.unique_dim(input, dim, sorted, return_inverse, return_counts)
+    if return_inverse and return_counts:
+        return out, inverse, counts
+    if return_inverse:
+        return out, inverse
+    if return_counts:
+        return out, counts
+    return out
+
+
+_T.unique = unique
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, device=None, requires_grad=False):
+    """Samples of N(mean, std): mean and std tensors (broadcast) or numbers; with two numbers, `size` gives the
+    shape. Drawn as PyTorch draws them (standard normals scaled and shifted, or normal_(mean, std)), so a
+    seeded generator gives PyTorch's values. Unlike PyTorch the result records no graph (PyTorch's gradients
+    of normal are zero)."""
+    tensors = _builtins.isinstance(mean, Tensor), _builtins.isinstance(std, Tensor)
+    with no_grad():
+        if tensors[1] and std.numel() and _builtins.bool((std < 0).any()):
+            raise RuntimeError("[normal] normal expects all elements of std >= 0.0")
+        if not tensors[1] and std < 0:
+            raise RuntimeError(f"[normal] normal expects std >= 0.0, but found std {std}")
+        if tensors[0] and tensors[1]:
+            shape = broadcast_shapes(mean.shape, std.shape)
+            r = _C.empty(shape, dtype=result_type(mean, std), device=mean.device)
+            r.normal_(0.0, 1.0, generator=generator).mul_(std).add_(mean)
+        elif tensors[0]:
+            r = _C.empty_like(mean).normal_(0.0, std, generator=generator).add_(mean)
+        elif tensors[1]:
+            r = _C.empty_like(std).normal_(0.0, 1.0, generator=generator).mul_(std).add_(mean)
+        else:
+            if size is None:
+                raise TypeError("[normal] with a number mean and std, size is required")
+            r = _C.empty(size, dtype=dtype, device=device).normal_(mean, std, generator=generator)
+    if requires_grad:
+        r.requires_grad_()
+    if out is not None:
+        return out.resize_(r.shape).copy_(r)
+    return r
+mvlgamma = _T.mvlgamma = lambda input, p: special.multigammaln(input, p)  # noqa: E731
+
+# ---------------------------------------------------------------- torch.functional's Python-level signatures
+# PyTorch writes these in Python over list-taking ops: tensors as separate arguments, split by size or
+# sizes, tensordot's dims, norm's p="fro" and optional dim, nonzero(as_tuple=True).
+_isinstance, _list, _tuple, _len, _range = (_builtins.isinstance, _builtins.list, _builtins.tuple, _builtins.len,
+                                            _builtins.range)
+
+
+def _tensors(args):
+    """The tensors given one by one, or as one list or tuple."""
+    if _len(args) == 1 and _isinstance(args[0], (_list, _tuple)):
+        return _list(args[0])
+    return _list(args)
+
+
+def block_diag(*tensors):
+    """The block-diagonal matrix of the given tensors (0-, 1- or 2-D)."""
+    return _C.block_diag(_tensors(tensors))
+
+
+def broadcast_tensors(*tensors):
+    """The tensors broadcast to their common shape (views)."""
+    return _C.broadcast_tensors(_tensors(tensors))
+
+
+def cartesian_prod(*tensors):
+    """The Cartesian product of 1-D tensors, one row per combination (a 1-D tensor for one input)."""
+    return _C.cartesian_prod(_tensors(tensors))
+
+
+def chain_matmul(*matrices, out=None):
+    """The product of the matrices in order."""
+    r = _C.chain_matmul(_tensors(matrices))
+    return r if out is None else out.resize_(r.shape).copy_(r)
+
+
+def _einsum_letter(k):
+    if not 0 <= k < 52:
+        raise ValueError(f"[einsum] subscript in subscript list is not within the valid range [0, 52); got {k}")
+    return chr(ord("a") + k) if k < 26 else chr(ord("A") + k - 26)
+
+
+def _einsum_term(sublist):
+    return "".join("..." if s is Ellipsis else _einsum_letter(s) for s in sublist)
+
+
+def einsum(*args):
+    """einsum(equation, *operands) (operands one by one or as one list), or the sublist form
+    einsum(op1, sublist1, op2, sublist2, ..., [output sublist]) with integer subscripts and Ellipsis."""
+    if not args:
+        raise TypeError("[einsum] einsum(): must specify the equation string and at least one operand, or at "
+                        "least one operand and its subscripts list")
+    if _isinstance(args[0], _builtins.str):
+        return _C.einsum(args[0], _tensors(args[1:]))
+    operands, terms = _list(args[0::2]), _list(args[1::2])
+    output = None
+    if _len(operands) > _len(terms):  # an odd count: the last is the output sublist
+        output = operands.pop()
+    equation = ",".join(_einsum_term(t) for t in terms)
+    if output is not None:
+        equation += "->" + _einsum_term(output)
+    return _C.einsum(equation, operands)
+
+
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids of 1-D tensors: indexing "ij" (the default, as PyTorch's) or "xy"."""
+    return _C.meshgrid(_tensors(tensors), indexing="ij" if indexing is None else indexing)
+
+
+def _atleast(op):
+    def f(*tensors):
+        if _len(tensors) == 1 and _isinstance(tensors[0], Tensor):
+            return op(tensors[0])
+        return _tuple(op(_tensors(tensors)))
+    f.__name__ = f.__qualname__ = op.__name__
+    f.__doc__ = f"The tensor(s) viewed with at least {op.__name__[-2]} dimensions (one tensor, or a tuple)."
+    return f
+
+
+atleast_1d, atleast_2d, atleast_3d = _atleast(_C.atleast_1d), _atleast(_C.atleast_2d), _atleast(_C.atleast_3d)
+
+
+_split_by_size = _T.split
+
+
+def _split(self, split_size, dim=0):
+    """Chunks of split_size along dim (the last one smaller), or chunks of the given sizes."""
+    if _isinstance(split_size, (_list, _tuple)):
+        return _C.split_with_sizes(self, _list(split_size), dim)
+    return _split_by_size(self, split_size, dim)
+
+
+_T.split = _split
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    return _split(tensor, split_size_or_sections, dim)
+
+
+split.__doc__ = _split.__doc__
+
+
+def tensordot(a, b, dims=2, out=None):
+    """Contracts a's dims with b's: dims=n the last n of a with the first n of b, or two lists (or a 2 x n
+    tensor) of the dims to pair."""
+    if _isinstance(dims, Tensor):
+        dims = dims.tolist() if dims.dim() > 0 else dims.item()
+    if _isinstance(dims, (_list, _tuple)):
+        if _len(dims) != 2:
+            raise RuntimeError(f"[tensordot] expected dims to be a list of 2 lists (or an int); got {dims}")
+        da, db = dims
+        da = [da] if _isinstance(da, _builtins.int) else _list(da)
+        db = [db] if _isinstance(db, _builtins.int) else _list(db)
+    else:
+        n = _builtins.int(dims)
+        if n < 0:
+            raise RuntimeError(f"[tensordot] tensordot expects dims >= 0, but got dims={n}")
+        if n > _builtins.min(a.dim(), b.dim()):
+            raise RuntimeError(f"[tensordot] tensordot expects dims < ndim_a or ndim_b, but got dims={n}")
+        da, db = _list(_range(a.dim() - n, a.dim())), _list(_range(n))
+    r = _C.tensordot(a, b, da, db)
+    return r if out is None else out.resize_(r.shape).copy_(r)
+
+
+_norm_op = _T.norm
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """The vector p-norm over dim (all dims if None); p="fro" is the 2-norm (over at most 2 dims). Matrix norms
+    ("nuc", "fro" over more dims) are not in Ember."""
+    if dtype is not None:
+        input = input.to(dtype)
+    if _isinstance(p, _builtins.str):
+        ndims = 1 if dim is None or _isinstance(dim, _builtins.int) else _len(dim)
+        if p != "fro" or (dim is not None and ndims > 2):
+            raise RuntimeError(f"[norm] only the 'fro' norm over at most 2 dims is supported (Ember has no "
+                               f"matrix norms); got p={p!r}")
+        p = 2
+    if p is None:
+        p = 2
+    if dim is None:
+        r = _norm_op(input, p, _list(_range(input.dim())), True) if keepdim and input.dim() else _norm_op(input, p)
+    else:
+        r = _norm_op(input, p, dim, keepdim)
+    return r if out is None else out.resize_(r.shape).copy_(r)
+
+
+_T.norm = lambda self, p="fro", dim=None, keepdim=False, dtype=None: norm(self, p, dim, keepdim, dtype=dtype)
+_T.norm.__doc__ = norm.__doc__
+
+_nonzero_op = _T.nonzero
+
+
+def nonzero(input, *, out=None, as_tuple=False):
+    """The indices of the non-zero elements: an (n, input.dim()) tensor, or with as_tuple one 1-D tensor per
+    dimension (one for a 0-dim input)."""
+    if as_tuple:
+        if input.dim() == 0:
+            input = input.reshape(1)
+        return _nonzero_op(input).unbind(1)
+    r = _nonzero_op(input)
+    return r if out is None else out.resize_(r.shape).copy_(r)
+
+
+_T.nonzero = lambda self, *, as_tuple=False: nonzero(self, as_tuple=as_tuple)
+_T.nonzero.__doc__ = nonzero.__doc__
+
+
+def argwhere(input):
+    """The indices of the non-zero elements, one row per element (nonzero(input))."""
+    return _nonzero_op(input)
+
+
+_T.argwhere = argwhere
+
+
+def unravel_index(indices, shape):
+    """The coordinates in a tensor of `shape` of each flat index: a tuple of tensors, one per dimension."""
+    if not _isinstance(indices, Tensor) or indices.is_floating_point() or indices.dtype == bool:
+        raise TypeError(f"[unravel_index] expected 'indices' to be an integer tensor; got "
+                        f"{indices.dtype if _isinstance(indices, Tensor) else _builtins.type(indices).__name__}")
+    shape = [shape] if _isinstance(shape, _builtins.int) else _list(shape)
+    if _builtins.any(d < 0 for d in shape):
+        raise ValueError(f"[unravel_index] 'shape' cannot have negative values, but got {_tuple(shape)}")
+    if not _builtins.all(d > 0 for d in shape) and indices.numel():
+        raise ValueError(f"[unravel_index] 'shape' cannot have zero dimensions when 'indices' is non-empty, but "
+                         f"got {_tuple(shape)}")
+    coefs, c = [], 1
+    for d in reversed(shape):
+        coefs.append(c)
+        c *= d
+    coefs.reverse()
+    flat = indices.long().unsqueeze(-1)
+    return (flat.div(tensor(coefs, device=indices.device), rounding_mode="floor")
+            % tensor(shape, device=indices.device)).unbind(-1)
+
+from . import nn, optim, utils, random, cuda, special, linalg  # noqa: E402
 from .serialization import save, load  # noqa: E402,F401  (PyTorch checkpoints)

@@ -133,7 +133,10 @@ def build_call(lib, case, prefer_method=True, want_fn=True):
     if not want_fn:
         return None, pos, kw, self_t
     if case["function"] and not (prefer_method and case["method"] and self_t is not None):
-        return getattr(lib, case["op"]), pos, kw, self_t
+        # Ember's generated function binding itself (ember.<op> may be a Python wrapper with PyTorch's
+        # Python-level signature, e.g. tensordot(a, b, dims), einsum(equation, *operands))
+        space = lib._C if lib.__name__ == "ember" else lib
+        return getattr(space, case["op"]), pos, kw, self_t
     # a method: self is the receiver
     i = [a["name"] for a in case["args"] if not a.get("missing") and not a["kwonly"]].index("self")
     del pos[i]

@@ -6,15 +6,16 @@ from .layers import (Identity, Linear, Bilinear, Conv1d, Conv2d, MaxPool1d, MaxP
                      Dropout1d, Dropout2d, ReLU, LeakyReLU, GELU, Sigmoid, Tanh, SiLU, Mish, Hardswish, Hardsigmoid,
                      LogSigmoid, ELU, Softplus, Softmax, LogSoftmax, Softmin, Flatten, Unflatten, Embedding)
 from .layers_extra import (Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d, MaxPool3d, AvgPool1d,
-                           AvgPool3d, AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, MaxUnpool2d,
-                           ConstantPad1d, ConstantPad2d, ZeroPad1d, ZeroPad2d, ReflectionPad1d, ReflectionPad2d,
-                           ReplicationPad1d, ReplicationPad2d, Upsample, PixelShuffle, PixelUnshuffle, Unfold, Fold,
+                           AvgPool3d, AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, MaxUnpool1d,
+                           MaxUnpool2d, MaxUnpool3d, ConstantPad1d, ConstantPad2d, ConstantPad3d, ZeroPad1d,
+                           ZeroPad2d, ZeroPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d,
+                           ReplicationPad2d, ReplicationPad3d, Upsample, PixelShuffle, PixelUnshuffle, Unfold, Fold,
                            CosineSimilarity, PairwiseDistance, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d,
                            AlphaDropout, FeatureAlphaDropout, Dropout3d, Hardtanh, ReLU6, PReLU, RReLU, SELU, CELU,
                            GLU, Softshrink, Hardshrink, Threshold, Softmax2d, Softsign, Tanhshrink,
                            MarginRankingLoss, HingeEmbeddingLoss, CosineEmbeddingLoss, TripletMarginLoss,
                            MultiMarginLoss, MultiLabelMarginLoss, SoftMarginLoss, MultiLabelSoftMarginLoss,
-                           PoissonNLLLoss, GaussianNLLLoss)
+                           PoissonNLLLoss, GaussianNLLLoss, EmbeddingBag)
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
 from .loss import (CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, SmoothL1Loss, HuberLoss, BCELoss, BCEWithLogitsLoss,
                    KLDivLoss)

@@ -95,14 +95,26 @@ class _ConvNd(Module):
         if groups <= 0 or in_channels % groups or out_channels % groups:
             raise ValueError(f"[{type(self).__name__}] in_channels ({in_channels}) and out_channels "
                              f"({out_channels}) must be divisible by groups ({groups}), which must be positive")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"[{type(self).__name__}] padding_mode '{padding_mode}' is not supported "
-                                      "yet (#11); only 'zeros'")
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError(f"[{type(self).__name__}] padding_mode must be one of 'zeros', 'reflect', 'replicate' "
+                             f"or 'circular', but got padding_mode='{padding_mode}'")
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = _tuple(kernel_size, n)
         self.stride = _tuple(stride, n)
         self.padding = padding if isinstance(padding, str) else _tuple(padding, n)
         self.dilation = _tuple(dilation, n)
+        # F.pad's (last dim first) before/after amounts for the non-zeros padding modes; 'same' puts the odd
+        # one after
+        if padding == "same":
+            pads = []
+            for d in reversed(range(n)):
+                total = self.dilation[d] * (self.kernel_size[d] - 1)
+                pads += [total // 2, total - total // 2]
+        elif padding == "valid":
+            pads = [0, 0] * n
+        else:
+            pads = [p for d in reversed(range(n)) for p in (self.padding[d], self.padding[d])]
+        self._reversed_padding_repeated_twice = pads
         self.groups = groups
         self.padding_mode = padding_mode
         self.weight = Parameter(_empty(out_channels, in_channels // groups, *self.kernel_size, device=device,
@@ -112,6 +124,13 @@ class _ConvNd(Module):
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
+
+    def _conv_forward(self, input, weight, bias):
+        conv = (F.conv1d, F.conv2d, F.conv3d)[self._n - 1]
+        if self.padding_mode != "zeros":
+            input = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return conv(input, weight, bias, self.stride, 0, self.dilation, self.groups)
+        return conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
     def reset_parameters(self):
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
@@ -124,7 +143,7 @@ class _ConvNd(Module):
     def extra_repr(self):
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
         if self.padding != (0,) * self._n:
-            s += f", padding={self.padding if not isinstance(self.padding, str) else repr(self.padding)}"
+            s += f", padding={self.padding}"
         if self.dilation != (1,) * self._n:
             s += f", dilation={self.dilation}"
         if getattr(self, "output_padding", (0,) * self._n) != (0,) * self._n:
@@ -133,6 +152,8 @@ class _ConvNd(Module):
             s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s
 
 
@@ -140,7 +161,7 @@ class Conv1d(_ConvNd):
     _n = 1
 
     def forward(self, input):
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        return self._conv_forward(input, self.weight, self.bias)
 
 
 class Conv2d(_ConvNd):
@@ -148,7 +169,7 @@ class Conv2d(_ConvNd):
     _n = 2
 
     def forward(self, input):
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        return self._conv_forward(input, self.weight, self.bias)
 
 
 # ---------------------------------------------------------------- pooling

@@ -16,7 +16,7 @@ class Conv3d(_ConvNd):
     _n = 3
 
     def forward(self, input):
-        return F.conv3d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        return self._conv_forward(input, self.weight, self.bias)
 
 
 class _ConvTransposeNd(_ConvNd):
@@ -147,23 +147,33 @@ class AdaptiveMaxPool2d(_Adaptive):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
 
-class MaxUnpool2d(Module):
+class _MaxUnpoolNd(Module):
+    _n = 2
+
     def __init__(self, kernel_size, stride=None, padding=0):
         super().__init__()
-        self.kernel_size = _tuple(kernel_size, 2)
-        self.stride = _tuple(stride if stride is not None else kernel_size, 2)
-        self.padding = _tuple(padding, 2)
+        self.kernel_size = _tuple(kernel_size, self._n)
+        self.stride = _tuple(stride if stride is not None else kernel_size, self._n)
+        self.padding = _tuple(padding, self._n)
 
     def forward(self, input, indices, output_size=None):
-        if output_size is None:
-            output_size = [(input.size(-2 + i) - 1) * self.stride[i] - 2 * self.padding[i] + self.kernel_size[i]
-                           for i in range(2)]
-        else:
-            output_size = list(output_size)[-2:]
-        return _C.max_unpool2d(input, indices, output_size)
+        unpool = (F.max_unpool1d, F.max_unpool2d, F.max_unpool3d)[self._n - 1]
+        return unpool(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    _n = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    _n = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    _n = 3
 
 
 # ---------------------------------------------------------------- padding, upsampling, shuffling
@@ -206,6 +216,14 @@ class ZeroPad2d(ZeroPad1d):
     _n = 2
 
 
+class ZeroPad3d(ZeroPad1d):
+    _n = 3
+
+
+class ConstantPad3d(_Pad):
+    _n = 3
+
+
 class ReflectionPad1d(_Pad):
     _mode, _n = "reflect", 1
 
@@ -222,9 +240,17 @@ class ReplicationPad2d(_Pad):
     _mode, _n = "replicate", 2
 
 
+class ReflectionPad3d(_Pad):
+    _mode, _n = "reflect", 3
+
+
+class ReplicationPad3d(_Pad):
+    _mode, _n = "replicate", 3
+
+
 class Upsample(Module):
-    """Resizes (N, C, L) or (N, C, H, W) input to size, or by scale_factor; mode 'nearest', 'linear' or
-    'bilinear'."""
+    """Resizes (N, C, L), (N, C, H, W) or (N, C, D, H, W) input to size, or by scale_factor; mode 'nearest',
+    'linear', 'bilinear' or 'trilinear'."""
 
     def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None):
         super().__init__()
@@ -372,7 +398,7 @@ class AlphaDropout(_Dropout):
 
 class FeatureAlphaDropout(_Dropout):
     def forward(self, input):
-        return _C.feature_alpha_dropout(input, self.p, self.training)
+        return F.feature_alpha_dropout(input, self.p, self.training, self.inplace)
 
 
 class Dropout3d(_Dropout):
@@ -424,10 +450,10 @@ class RReLU(Module):
         self.lower, self.upper, self.inplace = lower, upper, inplace
 
     def forward(self, input):
-        return _C.rrelu(input, self.lower, self.upper, self.training)
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
 
     def extra_repr(self):
-        return f"lower={self.lower}, upper={self.upper}"
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
 
 
 class SELU(Module):
@@ -436,7 +462,10 @@ class SELU(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        return _C.selu(input)
+        return F.selu(input, self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
 
 
 class CELU(Module):
@@ -445,10 +474,10 @@ class CELU(Module):
         self.alpha, self.inplace = alpha, inplace
 
     def forward(self, input):
-        return _C.celu(input, self.alpha)
+        return F.celu(input, self.alpha, self.inplace)
 
     def extra_repr(self):
-        return f"alpha={self.alpha}"
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
 
 
 class GLU(Module):
@@ -490,10 +519,10 @@ class Threshold(Module):
         self.threshold, self.value, self.inplace = threshold, value, inplace
 
     def forward(self, input):
-        return _C.threshold(input, self.threshold, self.value)
+        return F.threshold(input, self.threshold, self.value, self.inplace)
 
     def extra_repr(self):
-        return f"threshold={self.threshold}, value={self.value}"
+        return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")
 
 
 class Softmax2d(Module):
@@ -563,7 +592,7 @@ class MultiMarginLoss(_WeightedLoss):
         self.p, self.margin = p, margin
 
     def forward(self, input, target):
-        return _C.multi_margin_loss(input, target, self.p, self.margin, self.weight, _r(self.reduction))
+        return F.multi_margin_loss(input, target, self.p, self.margin, self.weight, reduction=self.reduction)
 
 
 class MultiLabelMarginLoss(_Loss):
@@ -580,11 +609,7 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
     """Mean over classes of the binary cross entropy of each logit."""
 
     def forward(self, input, target):
-        loss = -(target * F.logsigmoid(input) + (1 - target) * F.logsigmoid(-input))
-        if self.weight is not None:
-            loss = loss * self.weight
-        loss = loss.sum(-1) / input.size(-1)
-        return {"none": loss, "mean": loss.mean(), "sum": loss.sum()}[self.reduction]
+        return F.multilabel_soft_margin_loss(input, target, self.weight, reduction=self.reduction)
 
 
 class PoissonNLLLoss(_Loss):
@@ -604,13 +629,65 @@ class GaussianNLLLoss(_Loss):
         self.full, self.eps = full, eps
 
     def forward(self, input, target, var):
-        if var.dim() == input.dim() - 1 or (var.dim() == input.dim() and var.size(-1) == 1
-                                            and input.size(-1) != 1):
-            var = var if var.dim() == input.dim() else var.unsqueeze(-1)
-        if bool((var < 0).any()):
-            raise ValueError("[GaussianNLLLoss] var has negative entry/entries")
-        var = var.clamp(min=self.eps)
-        loss = 0.5 * (var.log() + (input - target) ** 2 / var)
-        if self.full:
-            loss = loss + 0.5 * math.log(2 * math.pi)
-        return {"none": loss, "mean": loss.mean(), "sum": loss.sum()}[self.reduction]
+        return F.gaussian_nll_loss(input, target, var, self.full, self.eps, self.reduction)
+
+
+# ---------------------------------------------------------------- embedding bags
+class EmbeddingBag(Module):
+    """Sums, averages (the default) or maxes bags of rows of a num_embeddings x embedding_dim table drawn from
+    N(0, 1) (padding_idx's row starts at zero and is left out of every bag)."""
+
+    def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+                 mode="mean", sparse=False, _weight=None, include_last_offset=False, padding_idx=None, device=None,
+                 dtype=None, _freeze=False):
+        super().__init__()
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise ValueError(f"[EmbeddingBag] padding_idx {padding_idx} must be within num_embeddings "
+                                 f"({num_embeddings})")
+            if padding_idx < 0:
+                padding_idx += num_embeddings
+        self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
+        self.max_norm, self.norm_type, self.scale_grad_by_freq = max_norm, norm_type, scale_grad_by_freq
+        self.mode, self.sparse, self.include_last_offset = mode, sparse, include_last_offset
+        if _weight is None:
+            self.weight = Parameter(_C.empty([num_embeddings, embedding_dim], dtype=dtype, device=device),
+                                    requires_grad=not _freeze)
+            self.reset_parameters()
+        else:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise ValueError("[EmbeddingBag] shape of weight does not match num_embeddings and embedding_dim")
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with init._no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input, offsets=None, per_sample_weights=None):
+        return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq,
+                               self.mode, self.sparse, per_sample_weights, self.include_last_offset,
+                               self.padding_idx)
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+                        mode="mean", sparse=False, include_last_offset=False, padding_idx=None):
+        if embeddings.dim() != 2:
+            raise ValueError("[EmbeddingBag.from_pretrained] embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        return cls(rows, cols, max_norm, norm_type, scale_grad_by_freq, mode, sparse, embeddings,
+                   include_last_offset, padding_idx, _freeze=freeze)
+
+    def extra_repr(self):
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq is not False:
+            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        s += f", mode={self.mode!r}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        return s

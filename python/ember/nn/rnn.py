@@ -12,6 +12,7 @@ from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
+from .utils.rnn import PackedSequence
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
@@ -51,23 +52,31 @@ class RNNBase(Module):
         if hidden_size <= 0 or num_layers <= 0:
             raise ValueError(f"[{name}] hidden_size and num_layers must be positive, got {hidden_size} and "
                              f"{num_layers}")
-        if proj_size:
-            raise NotImplementedError(f"[{name}] proj_size is not supported yet (#11)")
+        if proj_size < 0:
+            raise ValueError(f"[{name}] proj_size should be a positive integer or zero to disable projections")
+        if proj_size >= hidden_size:
+            raise ValueError(f"[{name}] proj_size has to be smaller than hidden_size")
+        if proj_size and mode != "LSTM":
+            raise ValueError(f"[{name}] proj_size argument is only supported for LSTM, not RNN or GRU")
         self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
         self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
         self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, proj_size
         gate_size = _GATES[mode] * hidden_size
         directions = 2 if bidirectional else 1
+        out_size = proj_size or hidden_size  # what h holds: the projection of the hidden state with proj_size
         self._flat_weights_names = []
         for layer in range(num_layers):
             for d in range(directions):
-                layer_in = input_size if layer == 0 else hidden_size * directions
+                layer_in = input_size if layer == 0 else out_size * directions
                 suffix = "_reverse" if d == 1 else ""
                 names = [f"weight_ih_l{layer}{suffix}", f"weight_hh_l{layer}{suffix}"]
-                shapes = [[gate_size, layer_in], [gate_size, hidden_size]]
+                shapes = [[gate_size, layer_in], [gate_size, out_size]]
                 if bias:
                     names += [f"bias_ih_l{layer}{suffix}", f"bias_hh_l{layer}{suffix}"]
                     shapes += [[gate_size], [gate_size]]
+                if proj_size:
+                    names.append(f"weight_hr_l{layer}{suffix}")
+                    shapes.append([proj_size, hidden_size])
                 for n, s in zip(names, shapes):
                     setattr(self, n, Parameter(_C.empty(s, dtype=dtype, device=device)))
                 self._flat_weights_names.extend(names)
@@ -80,13 +89,22 @@ class RNNBase(Module):
 
     @property
     def all_weights(self):
-        return [[getattr(self, n) for n in self._flat_weights_names[i:i + (4 if self.bias else 2)]]
-                for i in range(0, len(self._flat_weights_names), 4 if self.bias else 2)]
+        k = (4 if self.bias else 2) + (1 if self.proj_size else 0)
+        return [[getattr(self, n) for n in self._flat_weights_names[i:i + k]]
+                for i in range(0, len(self._flat_weights_names), k)]
 
     def _weights(self, layer, d):
         suffix = "_reverse" if d == 1 else ""
         get = lambda n: getattr(self, f"{n}_l{layer}{suffix}") if self.bias or n.startswith("weight") else None
         return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh")
+
+    def _projection(self, layer, d):
+        return getattr(self, f"weight_hr_l{layer}{'_reverse' if d == 1 else ''}") if self.proj_size else None
+
+    def _state_shapes(self, batch):
+        """The shapes of h_0 (and c_0): h holds proj_size features when LSTM projects, c hidden_size."""
+        n = self.num_layers * (2 if self.bidirectional else 1)
+        return [n, batch, self.proj_size or self.hidden_size], [n, batch, self.hidden_size]
 
     def _run(self, input, hx):
         name = type(self).__name__
@@ -103,24 +121,25 @@ class RNNBase(Module):
                                f"got {input.size(-1)}")
         seq_len, batch = input.size(0), input.size(1)
         directions = 2 if self.bidirectional else 1
-        state_shape = [self.num_layers * directions, batch, self.hidden_size]
+        h_shape, c_shape = self._state_shapes(batch)
         if hx is None:
-            zeros = _C.zeros(state_shape, dtype=input.dtype, device=input.device)
-            h0, c0 = zeros, (zeros if is_lstm else None)
+            h0 = _C.zeros(h_shape, dtype=input.dtype, device=input.device)
+            c0 = _C.zeros(c_shape, dtype=input.dtype, device=input.device) if is_lstm else None
         else:
             h0, c0 = hx if is_lstm else (hx, None)
             if not batched:
                 h0 = h0.unsqueeze(1)
                 c0 = c0.unsqueeze(1) if c0 is not None else None
-            for t, what in ((h0, "hidden"), (c0, "cell")):
-                if t is not None and list(t.shape) != state_shape:
-                    raise RuntimeError(f"[{name}] expected {what} size {tuple(state_shape)}, got {tuple(t.shape)}")
+            for t, what, shape in ((h0, "hidden", h_shape), (c0, "cell", c_shape)):
+                if t is not None and list(t.shape) != shape:
+                    raise RuntimeError(f"[{name}] expected {what} size {tuple(shape)}, got {tuple(t.shape)}")
         h_n, c_n = [], []
         layer_input = input
         for layer in range(self.num_layers):
             outputs = []
             for d in range(directions):
                 w_ih, w_hh, b_ih, b_hh = self._weights(layer, d)
+                w_hr = self._projection(layer, d)
                 k = layer * directions + d
                 h = h0[k]
                 c = c0[k] if is_lstm else None
@@ -130,12 +149,14 @@ class RNNBase(Module):
                 for t in steps:
                     if is_lstm:
                         h, c = _lstm_step(xw[t], h, c, w_hh, b_hh)
+                        if w_hr is not None:
+                            h = F.linear(h, w_hr)
                     elif self.mode == "GRU":
                         h = _gru_step(xw[t], h, w_hh, b_hh)
                     else:
                         h = _rnn_step(xw[t], h, w_hh, b_hh, self.mode == "RNN_RELU")
                     out[t] = h
-                outputs.append(_C.stack(out, 0) if seq_len else _C.empty([0, batch, self.hidden_size],
+                outputs.append(_C.stack(out, 0) if seq_len else _C.empty([0, batch, h_shape[2]],
                                                                            dtype=input.dtype))
                 h_n.append(h)
                 if is_lstm:
@@ -155,10 +176,85 @@ class RNNBase(Module):
         return output, ((h_n, c_n) if is_lstm else h_n)
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._run_packed(input, hx)
         return self._run(input, hx)
+
+    def _run_packed(self, packed, hx):
+        """The layers over a PackedSequence: at step t only the first batch_sizes[t] sequences (the batch is
+        sorted by length) take a step, the others keep their state; the output is packed like the input and
+        the final states (of each sequence's last step) come back in the batch's original order."""
+        name = type(self).__name__
+        is_lstm = self.mode == "LSTM"
+        data, sizes = packed.data, [int(v) for v in packed.batch_sizes.tolist()]
+        if data.dim() != 2:
+            raise ValueError(f"[{name}] expected packed data with 2 dimensions, got {data.dim()}")
+        if data.size(-1) != self.input_size:
+            raise RuntimeError(f"[{name}] input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                               f"got {data.size(-1)}")
+        batch = sizes[0] if sizes else 0
+        directions = 2 if self.bidirectional else 1
+        h_shape, c_shape = self._state_shapes(batch)
+        if hx is None:
+            h0 = _C.zeros(h_shape, dtype=data.dtype, device=data.device)
+            c0 = _C.zeros(c_shape, dtype=data.dtype, device=data.device) if is_lstm else None
+        else:
+            h0, c0 = hx if is_lstm else (hx, None)
+            for t, what, shape in ((h0, "hidden", h_shape), (c0, "cell", c_shape)):
+                if t is not None and list(t.shape) != shape:
+                    raise RuntimeError(f"[{name}] expected {what} size {tuple(shape)}, got {tuple(t.shape)}")
+            if packed.sorted_indices is not None:  # the states follow the batch into its sorted order
+                h0 = h0.index_select(1, packed.sorted_indices)
+                c0 = c0.index_select(1, packed.sorted_indices) if is_lstm else None
+        starts = [0]
+        for b in sizes:
+            starts.append(starts[-1] + b)
+        h_n, c_n = [], []
+        layer_input = data
+        for layer in range(self.num_layers):
+            outputs = []
+            for d in range(directions):
+                w_ih, w_hh, b_ih, b_hh = self._weights(layer, d)
+                w_hr = self._projection(layer, d)
+                k = layer * directions + d
+                h = h0[k]
+                c = c0[k] if is_lstm else None
+                xw = F.linear(layer_input, w_ih, b_ih)
+                out = [None] * len(sizes)
+                for t in (range(len(sizes) - 1, -1, -1) if d == 1 else range(len(sizes))):
+                    b = sizes[t]
+                    x_t = xw[starts[t]:starts[t + 1]]
+                    if is_lstm:
+                        hb, cb = _lstm_step(x_t, h[:b], c[:b], w_hh, b_hh)
+                        if w_hr is not None:
+                            hb = F.linear(hb, w_hr)
+                        c = cb if b == batch else _C.cat([cb, c[b:]], 0)
+                    elif self.mode == "GRU":
+                        hb = _gru_step(x_t, h[:b], w_hh, b_hh)
+                    else:
+                        hb = _rnn_step(x_t, h[:b], w_hh, b_hh, self.mode == "RNN_RELU")
+                    h = hb if b == batch else _C.cat([hb, h[b:]], 0)
+                    out[t] = hb
+                outputs.append(_C.cat(out, 0) if out else _C.empty([0, h_shape[2]], dtype=data.dtype,
+                                                                   device=data.device))
+                h_n.append(h)
+                if is_lstm:
+                    c_n.append(c)
+            layer_input = outputs[0] if directions == 1 else _C.cat(outputs, 1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_input = F.dropout(layer_input, self.dropout, True)
+        h_n = _C.stack(h_n, 0)
+        c_n = _C.stack(c_n, 0) if is_lstm else None
+        if packed.unsorted_indices is not None:
+            h_n = h_n.index_select(1, packed.unsorted_indices)
+            c_n = c_n.index_select(1, packed.unsorted_indices) if is_lstm else None
+        output = PackedSequence(layer_input, packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices)
+        return output, ((h_n, c_n) if is_lstm else h_n)
 
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size:
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         if not self.bias:
@@ -177,12 +273,12 @@ class RNN(RNNBase):
     forward(input, h_0=None) returns (output, h_n)."""
 
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, device=None, dtype=None):
+                 dropout=0.0, bidirectional=False, device=None, dtype=None, proj_size=0):
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"[RNN] unknown nonlinearity '{nonlinearity}' (expected 'tanh' or 'relu')")
         self.nonlinearity = nonlinearity
         super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size, hidden_size, num_layers,
-                         bias, batch_first, dropout, bidirectional, device=device, dtype=dtype)
+                         bias, batch_first, dropout, bidirectional, proj_size, device=device, dtype=dtype)
 
 
 class LSTM(RNNBase):
@@ -198,9 +294,9 @@ class GRU(RNNBase):
     """Gated recurrent unit; forward(input, h_0=None) returns (output, h_n)."""
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
-                 bidirectional=False, device=None, dtype=None):
+                 bidirectional=False, device=None, dtype=None, proj_size=0):
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
-                         device=device, dtype=dtype)
+                         proj_size, device=device, dtype=dtype)
 
 
 class _CellBase(Module):
