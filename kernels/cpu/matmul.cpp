@@ -282,9 +282,13 @@ bool dnnl_gemm(const char* op, ScalarType st, const Operand& c, const Operand& a
 // 512 floats for B (at 256 the loss was 10% at most, about what the copy costs) and of 256 for a
 // transposed A (20% lost at 256). With the copies the same shapes ran at 75-98 GFLOP/s (64^3 to
 // 1024^3, every mix of 64, 256 and 1024, plain and transposed A: tools/bench cases and the grid
-// in docs/benchmarks.md). Transposed B and plain A showed no such loss.
+// in docs/benchmarks.md). Transposed B and plain A showed no such loss. B's loss is one of few
+// rows of A (oneDNN then streams B instead of packing it): with K = N = 1024, aliased B lost 10% at
+// M = 128 and 256 and nothing from M = 384 up (timed alternately against padded rows, 1 and 2
+// threads), where the copy alone cost 2-4% (0.5 ms at 1024^3), so B is copied for M up to
+// kPadMaxRowsB only.
 constexpr int64_t kSgemmMin = 512, kSgemvMin = 256;
-constexpr int64_t kPadMinFlops = int64_t{1} << 21, kAliasA = 256, kAliasB = 512, kPadFloats = 16;
+constexpr int64_t kPadMinFlops = int64_t{1} << 21, kAliasA = 256, kAliasB = 512, kPadFloats = 16, kPadMaxRowsB = 256;
 constexpr size_t kPadKeepBytes = size_t{8} << 20;
 
 bool sgemm_only_cpu() {  // oneDNN's matmul is its jit sgemm (no float32 brgemm)
@@ -344,7 +348,7 @@ bool dnnl_sgemm_gemm(const Operand& c, const Operand& a, const Operand& b, doubl
   thread_local PadBuffer pad_a, pad_b;
   Tensor keep_a, keep_b;
   if (padded && ta && lda % kAliasA == 0 && M > 1) pad_rows(pa, K, M, lda, pad_a, keep_a);
-  if (padded && !tb && ldb % kAliasB == 0 && N > 1) pad_rows(pb, K, N, ldb, pad_b, keep_b);
+  if (padded && !tb && ldb % kAliasB == 0 && N > 1 && M <= kPadMaxRowsB) pad_rows(pb, K, N, ldb, pad_b, keep_b);
   const dnnl_status_t status =
       dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, static_cast<float>(alpha), static_cast<const float*>(pa), lda,
                  static_cast<const float*>(pb), ldb, static_cast<float>(beta), static_cast<float*>(c.data), c.sr);

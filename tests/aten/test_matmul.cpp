@@ -196,7 +196,8 @@ TEST_CASE("operands whose rows alias in the cache are copied with longer rows (N
   // AVX-512; elsewhere the same calls check the other paths.)
   torch::manual_seed(13);
   struct Case { int64_t m, k, n; };
-  for (Case cs : {Case{64, 96, 1024}, Case{256, 64, 512}, Case{1024, 72, 256}, Case{33, 512, 2048}, Case{256, 256, 256}}) {
+  for (Case cs : {Case{64, 96, 1024}, Case{256, 64, 512}, Case{1024, 72, 256}, Case{33, 512, 2048}, Case{256, 256, 256},
+                   Case{512, 64, 1024} /* past kPadMaxRowsB: B read in place */}) {
     CAPTURE(cs.m, cs.k, cs.n);
     auto a = torch::randn({cs.m, cs.k}), b = torch::randn({cs.k, cs.n});
     auto ref = ember_test::ref::mm(a, b);
