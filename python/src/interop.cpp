@@ -595,7 +595,10 @@ nb::object tensor_any(nb::handle data, nb::handle dtype, nb::handle device, bool
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     PyObject* arr = PyObject_CallMethod(numpy_if_loaded(), "array", "O", o);
-    if (arr && py_str((nb::handle(arr).attr("dtype").attr("kind"))) != "O") {
+    // Only arrays of numbers and bools: NumPy makes an array of str or bytes from ['a'] too, and that
+    // conversion's error would replace ember.tensor's own ("[tensor] cannot make a tensor element ...").
+    std::string kind = arr ? py_str((nb::handle(arr).attr("dtype").attr("kind"))) : std::string();
+    if (arr && (kind == "b" || kind == "i" || kind == "u" || kind == "f")) {
       Py_XDECREF(type);
       Py_XDECREF(value);
       Py_XDECREF(tb);

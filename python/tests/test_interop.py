@@ -591,6 +591,17 @@ def test_from_numpy_errors(np):
     assert t.data_ptr() == ro.ctypes.data
 
 
+def test_tensor_of_strings_keeps_its_error_with_numpy_loaded(np):
+    # NumPy makes arrays of str and bytes from these lists: that is no reason to report its conversion's error
+    assert "numpy" in __import__("sys").modules
+    for data in (["a"], [["a", "b"]], [b"x"], [1, "a"], [np.str_("a")]):
+        with pytest.raises(TypeError, match=r"^\[tensor\] cannot make a tensor element from"):
+            ember.tensor(data)
+    # lists NumPy gathers into numbers still convert
+    assert ember.tensor([np.float32(1.5), 2]).tolist() == [1.5, 2.0]
+    assert ember.tensor([np.array(1), np.array(2)]).tolist() == [1, 2]
+
+
 @pytest.mark.parametrize("name", [n for n in DTYPES if n != "bfloat16"])
 def test_numpy_and_ember_exchange_through_dlpack(np, name):
     if name == "bool" and np.lib.NumpyVersion(np.__version__) < "1.25.0":
