@@ -24,6 +24,33 @@ bool is_zero_dim(PyObject* o) { return is_tensor(o) && unpack(o).defined() && un
 
 bool is_int_dtype(at::ScalarType t) { return c10::isIntegralType(t, /*includeBool=*/false); }
 
+// numpy.<name> once NumPy is loaded (looked up until then, never imported here; kept for good). Only
+// the slow paths of the checks below ask: Python numbers and tensors are answered first.
+PyTypeObject* numpy_type(const char* name, PyTypeObject*& cache) {
+  if (cache) return cache;
+  static PyObject* key = PyUnicode_InternFromString("numpy");
+  PyObject* np = key ? PyImport_GetModule(key) : nullptr;
+  if (np) {
+    PyObject* t = PyObject_GetAttrString(np, name);
+    Py_DECREF(np);
+    if (t && PyType_Check(t)) cache = reinterpret_cast<PyTypeObject*>(t);
+    else Py_XDECREF(t);
+  }
+  if (!cache) PyErr_Clear();
+  return cache;
+}
+
+// NumPy's floating scalars (float16, float32, float64, longdouble) and numpy.bool_: PyTorch takes them
+// for a float or Number parameter (np.float64 is a Python float anyway; NumPy's ints have __index__).
+bool is_numpy_floating(PyObject* o) {
+  static PyTypeObject* t = nullptr;
+  return numpy_type("floating", t) && PyObject_TypeCheck(o, t);
+}
+bool is_numpy_bool(PyObject* o) {
+  static PyTypeObject* t = nullptr;
+  return numpy_type("bool_", t) && PyObject_TypeCheck(o, t);
+}
+
 // int: a Python int (not bool), an object with __index__ (NumPy integers) or a 0-dim integer tensor.
 bool is_int(PyObject* o) {
   if (PyBool_Check(o)) return false;
@@ -37,14 +64,14 @@ bool is_float(PyObject* o) {
   if (PyBool_Check(o)) return false;
   if (PyFloat_Check(o) || PyLong_Check(o)) return true;
   if (is_tensor(o)) return is_zero_dim(o) && unpack(o).scalar_type() != at::kBool;
-  return PyIndex_Check(o);
+  return PyIndex_Check(o) || is_numpy_floating(o);
 }
 
 // Scalar: bool, int, float, or a 0-dim tensor.
 bool is_scalar(PyObject* o) {
   if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o)) return true;
   if (is_tensor(o)) return is_zero_dim(o);
-  return PyIndex_Check(o);
+  return PyIndex_Check(o) || is_numpy_floating(o) || is_numpy_bool(o);
 }
 
 bool is_seq(PyObject* o) { return PyList_Check(o) || PyTuple_Check(o); }
@@ -353,6 +380,11 @@ at::Scalar to_scalar(PyObject* o, const char* name) {
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
     if (overflow) return at::Scalar(PyLong_AsDouble(o));  // beyond int64: a double, as libtorch does
     return at::Scalar(static_cast<int64_t>(v));
+  }
+  if (is_numpy_floating(o) || is_numpy_bool(o)) {  // (a NumPy bool is the number 0.0 or 1.0 here, as in PyTorch)
+    double v = PyFloat_AsDouble(o);
+    if (v == -1.0 && PyErr_Occurred()) throw PythonErrorSet{};
+    return at::Scalar(v);
   }
   return at::Scalar(to_int64(o, name));
 }

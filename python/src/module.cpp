@@ -155,6 +155,28 @@ nb::object tolist(const at::Tensor& self) {
 }
 
 // ---------------------------------------------------------------- indexing
+bool is_ndarray(PyObject* o);
+PyObject* g_as_tensor = nullptr;  // ember._C.as_tensor (interop.cpp), set at import; kept for good
+
+// An index as PyTorch reads one; a NumPy array is the tensor sharing its memory (an integer array
+// indexes as a LongTensor would, a bool array is a mask).
+std::vector<at::indexing::TensorIndex> to_indices(nb::handle index);
+
+// The number in `t[i] = v`: as PyTorch's, a Python bool, int or float, or a NumPy int; a NumPy float or
+// bool is a TypeError there (np.float64 is a Python float), unlike a Number argument of an op.
+at::Scalar setitem_value(PyObject* v) {
+  if (PyBool_Check(v) || PyLong_Check(v) || PyFloat_Check(v)) return to_scalar(v, "value");
+  PyObject* i = PyIndex_Check(v) ? PyNumber_Index(v) : nullptr;
+  if (!i) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "[setitem] cannot assign a %s to a tensor element (expected a tensor, a Python "
+                 "number or a NumPy int)", Py_TYPE(v)->tp_name);
+    raise_set();
+  }
+  nb::object held = nb::steal(i);
+  return to_scalar(i, "value");
+}
+
 std::vector<at::indexing::TensorIndex> to_indices(nb::handle index) {
   using at::indexing::TensorIndex;
   std::vector<TensorIndex> out;
@@ -176,6 +198,11 @@ std::vector<at::indexing::TensorIndex> to_indices(nb::handle index) {
       out.emplace_back(unpack(o));
     } else if (PyList_Check(o)) {
       out.emplace_back(make_tensor(nb::handle(o), std::nullopt, std::nullopt, false));
+    } else if (is_ndarray(o)) {
+      PyObject* t = PyObject_CallOneArg(g_as_tensor, o);
+      if (!t) raise_set();
+      nb::object held = nb::steal(t);
+      out.emplace_back(unpack(t));
     } else {
       out.emplace_back(to_int64(o, "index"));
     }
@@ -521,7 +548,7 @@ NB_MODULE(_C, m) {
       .def("__setitem__", [](at::Tensor& t, nb::handle index, nb::handle value) {
         auto idx = to_indices(index);
         if (is_tensor(value.ptr())) t.index_put_(idx, unpack(value.ptr()));
-        else t.index_put_(idx, to_scalar(value.ptr(), "value"));
+        else t.index_put_(idx, setitem_value(value.ptr()));
       }, nb::arg("index").none(), nb::arg("value"))
       // autograd
       .def_prop_rw("requires_grad", [](const at::Tensor& t) { return t.requires_grad(); },
@@ -640,4 +667,5 @@ NB_MODULE(_C, m) {
 
   bind_autograd(m);
   bind_interop(m);
+  g_as_tensor = m.attr("as_tensor").inc_ref().ptr();
 }

@@ -47,7 +47,25 @@ def cases(T, np):
         "new_full_np": lambda: x.new_full((np.int64(2),), np.float64(7)),
         "arange_np": lambda: T.arange(np.int64(3)),
         "arange_np_float": lambda: T.arange(np.float64(0.5), 2),
+        "mul_np_int8": lambda: x.mul(np.int8(2)),
+        "add_np_bool": lambda: T.tensor([True, False]).add(np.bool_(True)),
+        "mul_int_np_float32": lambda: T.tensor([1, 2]).mul(np.float32(0.5)),
+        "clamp_np_float32": lambda: x.clamp(np.float32(1.5)),
+        "full_np_float32": lambda: T.full((2,), np.float32(0.5)),
+        "lerp_np_float16": lambda: x.lerp(x * 2, np.float16(0.5)),
+        "index_np_bool_array": lambda: x[np.array([True, False])],
+        "index_np_int32_array": lambda: x[np.array([1, 0], dtype=np.int32)],
+        "index_np_int_array_2d": lambda: x[:, np.array([[0, 2], [1, 1]])],
+        "index_np_int_array_pair": lambda: x[np.array([0, 1]), np.array([2, 0])],
+        "setitem_np_int_array": lambda: _set(x.clone(), np.array([1]), 9.0),
+        "setitem_np_bool_array": lambda: _set(x.clone(), np.array([[True, False, True], [False, False, True]]),
+                                              np.float32(-1.0)),
     }
+
+
+def _set(t, index, value):
+    t[index] = value
+    return t
 
 
 def run(T, np):
