@@ -23,7 +23,9 @@ whose only positional parameter is an int list also takes the ints as separate a
 """
 from __future__ import annotations
 
+import ast
 import os
+import re
 
 import keyword
 
@@ -261,12 +263,29 @@ def groups(ops):
             overloads)
 
 
-def stub_params(op, method):
+# Type names the stub spells through module-level aliases (`_int`, `_dtype`, ...): inside `class Tensor`
+# a bare `int` or `dtype` would name the method Tensor.int or the attribute Tensor.dtype.
+_SHADOWED = re.compile(r"\b(int|float|bool|str|dtype|device|layout|memory_format)\b")
+
+
+def stub_type(text):
+    """A signature's Python type as the stub spells it: shadow-proof names, and Sequence for lists (the
+    parser takes lists and tuples)."""
+    return _SHADOWED.sub(r"_\1", text).replace("List[", "Sequence[")
+
+
+def stub_params(op, method, varargs=False):
+    """The stub's parameters; with varargs, the form that takes an int list as separate ints (`zeros(2, 3)`,
+    `t.view(2, -1)`: Overload.varargs_intlist)."""
+    def one(a):
+        name = f"{a.name}{'_' if keyword.iskeyword(a.name) else ''}"
+        if varargs and not a.kwarg_only:
+            return f"*{name}: _int"
+        return f"{name}: {stub_type(py_type(a.type))}" + (" = ..." if a.default is not None else "")
     parts = ["self"] if method else []
-    parts += python_params(op, method, lambda a: f"{a.name}{'_' if keyword.iskeyword(a.name) else ''}: "
-                           f"{py_type(a.type)}" + (" = ..." if a.default is not None else ""))
+    parts += [x for x in python_params(op, method, one) if not (varargs and x == "*")]
     if is_factory(op):
-        parts.append("requires_grad: bool = ...")
+        parts.append("requires_grad: _bool = ...")
     return ", ".join(parts)
 
 
@@ -274,13 +293,159 @@ def stub_ret(op):
     def one(t):
         if t.base == "Tensor":
             return "Tuple[Tensor, ...]" if t.is_list else "Tensor"
-        return {"bool": "bool", "int": "int", "float": "float", "Scalar": "Number", "ScalarType": "dtype"}[t.base]
+        return {"bool": "_bool", "int": "_int", "float": "_float", "Scalar": "Number", "ScalarType": "_dtype"}[t.base]
     rets = op.schema.rets
     if not rets:
         return "None"
     if len(rets) == 1:
         return one(rets[0].type)
     return "Tuple[" + ", ".join(one(r.type) for r in rets) + "]"
+
+
+# ---------------------------------------------------------------- names beyond ops.yaml
+# Note [Python names beyond ops.yaml]
+# Three kinds of Tensor attribute have no ops.yaml entry of their own; their tables live here so that
+# what is installed and what the stub declares come from one place:
+#   - ALIASES: PyTorch's alias names. ember.<alias>, Tensor.<alias> and Tensor.<alias>_ are the op of
+#     the other name (only where the alias is no op itself and the op has that variant). Rendered to
+#     python/ember/_aliases.py, which python/ember/__init__.py imports and installs, and into the stub
+#     as the op's overloads under the alias name.
+#   - OPERATORS: the operator entries python/src/module.cpp installs on Tensor, each the generated
+#     method of the same meaning behind an entry that returns NotImplemented for a NumPy array operand
+#     (and answers `t == None`). Rendered to python/PythonOperators.inc (the rows of module.cpp's
+#     g_operators, for module.cpp to include; while it spells them itself, test_stub_coverage.py checks
+#     that its rows are these) and into the stub as the method's overloads under the operator's name.
+#   - codegen/templates/PythonStubTensor.pyi.j2: the hand-written Tensor attributes (module.cpp's
+#     properties, autograd.cpp, interop.cpp, and what python/ember/__init__.py adds in Python), as stub
+#     lines. A name declared there replaces the generated method of that name in the stub (as the
+#     hand-written binding wins at run time). python/tests/test_stub_coverage.py checks that every public
+#     attribute of ember.Tensor and of the ember module is declared.
+
+ALIASES = {"absolute": "abs", "arccos": "acos", "arccosh": "acosh", "arcsin": "asin", "arcsinh": "asinh",
+           "arctan": "atan", "arctan2": "atan2", "arctanh": "atanh", "divide": "div", "multiply": "mul",
+           "subtract": "sub", "true_divide": "div", "greater": "gt", "greater_equal": "ge", "less": "lt",
+           "less_equal": "le", "not_equal": "ne", "negative": "neg"}
+
+# (operator, generated method, kind): kind Eq/Ne answer `t == None` / `t != None` with False / True.
+OPERATORS = (
+    ("__add__", "add", "Plain"), ("__radd__", "add", "Plain"), ("__iadd__", "add_", "Plain"),
+    ("__sub__", "sub", "Plain"), ("__isub__", "sub_", "Plain"),
+    ("__mul__", "mul", "Plain"), ("__rmul__", "mul", "Plain"), ("__imul__", "mul_", "Plain"),
+    ("__truediv__", "div", "Plain"), ("__itruediv__", "div_", "Plain"),
+    ("__floordiv__", "floor_divide", "Plain"), ("__mod__", "remainder", "Plain"), ("__pow__", "pow", "Plain"),
+    ("__matmul__", "matmul", "Plain"),
+    ("__and__", "bitwise_and", "Plain"), ("__or__", "bitwise_or", "Plain"), ("__xor__", "bitwise_xor", "Plain"),
+    ("__eq__", "eq", "Eq"), ("__ne__", "ne", "Ne"),
+    ("__lt__", "lt", "Plain"), ("__le__", "le", "Plain"), ("__gt__", "gt", "Plain"), ("__ge__", "ge", "Plain"),
+    ("__iand__", "bitwise_and_", "Plain"), ("__ior__", "bitwise_or_", "Plain"), ("__ixor__", "bitwise_xor_", "Plain"),
+    ("__imod__", "remainder_", "Plain"), ("__ipow__", "pow_", "Plain"),
+    ("__rand__", "bitwise_and", "Plain"), ("__ror__", "bitwise_or", "Plain"), ("__rxor__", "bitwise_xor", "Plain"),
+)
+
+# The operators python/ember/__init__.py wraps so that a Python number becomes a 0-dim tensor first
+# (the bitwise ops of ops.yaml take tensors only): their stubs also take a Number.
+NUMBER_WRAPPED = {"__and__", "__or__", "__xor__", "__rand__", "__ror__", "__rxor__", "__iand__", "__ior__",
+                  "__ixor__"}
+
+HAND_STUB = "PythonStubTensor.pyi.j2"
+
+
+def hand_stub(env):
+    """The hand-written Tensor stub lines and the names they declare."""
+    text = env.loader.get_source(env, HAND_STUB)[0]
+    body = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+    cls = ast.parse("class Tensor:\n" + body).body[0]
+    names = set()
+    for n in cls.body:
+        if isinstance(n, ast.FunctionDef):
+            names.add(n.name)
+        elif isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name):
+            names.add(n.target.id)
+    return body.rstrip("\n"), names
+
+
+def alias_names(fgroups, mgroups):
+    """(functions, methods): {alias: op} for the aliases that are installed."""
+    fnames = {g.name for g in fgroups}
+    mnames = {g.name for g in mgroups}
+    funcs = {a: o for a, o in ALIASES.items() if a not in fnames and o in fnames}
+    methods = {}
+    for a, o in ALIASES.items():
+        for suffix in ("", "_"):
+            if a + suffix not in mnames and o + suffix in mnames:
+                methods[a + suffix] = o + suffix
+    return funcs, methods
+
+
+def stub_defs(name, group, indent=""):
+    """Stub lines declaring `name` with each overload of the group, in call order (and after each one that
+    also takes its int list as separate ints, that form)."""
+    sigs = []
+    for ov in group.overloads:
+        sigs.append(f"def {name}({stub_params(ov.op, group.method)}) -> {stub_ret(ov.op)}: ...")
+        if ov.varargs_intlist(group.method):
+            sigs.append(f"def {name}({stub_params(ov.op, group.method, varargs=True)}) -> {stub_ret(ov.op)}: ...")
+    out = []
+    for sig in sigs:
+        if len(sigs) > 1:
+            out.append(indent + "@overload")
+        out.append(indent + sig)
+    return out
+
+
+def stub_methods(name, group):
+    """Stub lines (class-body indented) declaring `name` with each overload of the method group."""
+    return stub_defs(name, group, "    ")
+
+
+def operator_stubs(mgroups):
+    by_name = {g.name: g for g in mgroups}
+    out = []
+    for dunder, method, kind in OPERATORS:
+        if method not in by_name:
+            raise GenError(f"codegen/python.py OPERATORS: {dunder} names {method}, which is no generated method")
+        if kind != "Plain":
+            # Any operand (`t == None` is False); returns a tensor, unlike object.__eq__
+            out.append(f"    def {dunder}(self, other: Any) -> Tensor: ...  # type: ignore[override]")
+            continue
+        # `a + b` passes one operand: the overloads callable so, with their other parameters left out
+        sigs = []
+        for ov in by_name[method].overloads:
+            args = [a for a in ov.op.schema.args if a is not self_arg(ov.op)]
+            if args and not args[0].kwarg_only and all(a.default is not None for a in args[1:]):
+                sig = f"def {dunder}(self, other: {stub_type(py_type(args[0].type))}) -> {stub_ret(ov.op)}: ..."
+                if sig not in sigs:
+                    sigs.append(sig)
+        if dunder in NUMBER_WRAPPED and not any("other: Number" in x for x in sigs):
+            sigs.append(f"def {dunder}(self, other: Number) -> Tensor: ...")
+        if not sigs:
+            raise GenError(f"codegen/python.py OPERATORS: no overload of {method} takes one operand")
+        for sig in sigs:
+            if len(sigs) > 1:
+                out.append("    @overload")
+            out.append("    " + sig)
+    return out
+
+
+def operator_rows():
+    return "".join(f'{{"{d}", "{m}", OpKind::{k}, nullptr}},\n' for d, m, k in OPERATORS)
+
+
+def aliases_py(funcs, methods):
+    lines = ["# @generated by codegen/python.py from its ALIASES table (Note [Python names beyond ops.yaml]) -- edit",
+             "# the table there.",
+             '"""PyTorch\'s alias names: ember.<alias>, Tensor.<alias> and Tensor.<alias>_ are the op of the other name',
+             '(python/ember/__init__.py installs METHODS on Tensor)."""']
+    for a, o in funcs.items():
+        lines.append(f"from ._C import {o} as {a}")
+    lines.append("")
+    lines.append("__all__ = [" + ", ".join(f'"{a}"' for a in funcs) + "]")
+    lines.append("")
+    lines.append("# Tensor.<alias> -> the name of the Tensor method it is")
+    lines.append("METHODS = {")
+    lines += [f'    "{a}": "{o}",' for a, o in methods.items()]
+    lines.append("}")
+    return "\n".join(lines) + "\n"
 
 
 def cstr(s):
@@ -306,5 +471,17 @@ def render(env, writer, ops):
             shard=k, shard_ov=shard_ov, shard_groups=shard_groups, **ctx))
     writer.write("python/BindingsDecl.h", env.get_template("PythonBindingsDecl.h.j2").render(
         overloads=[ov for ov in overloads if ov.ident in used], **ctx))
+    hand_text, hand_names = hand_stub(env)
+    afuncs, amethods = alias_names(fgroups, mgroups)
+    by_name = {g.name: g for g in mgroups}
+    alias_lines = [x for a, o in amethods.items() for x in stub_methods(a, by_name[o])]
+    ctx.update(hand_tensor=hand_text, alias_methods="\n".join(alias_lines),
+               operator_methods="\n".join(operator_stubs(mgroups)),
+               methods_stub="\n".join(x for g in mgroups if g.name not in hand_names for x in stub_methods(g.name, g)),
+               functions_stub="\n".join(x for g in fgroups for x in stub_defs(g.name, g)))
     writer.write("python/ember/_C.pyi", env.get_template("PythonStub.pyi.j2").render(**ctx))
+    writer.write("python/ember/_aliases.py", aliases_py(afuncs, amethods))
+    writer.write("python/PythonOperators.inc",
+                 "// @generated by codegen/python.py from its OPERATORS table (Note [Python names beyond ops.yaml]):\n"
+                 "// the rows of python/src/module.cpp's g_operators.\n" + operator_rows())
     return fgroups, mgroups

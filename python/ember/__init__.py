@@ -235,17 +235,13 @@ _T.mH = _T.mT
 _T.real = property(lambda self: self)
 _T.imag = property(_imag)
 
-# PyTorch's alias names (as ember.<name>, Tensor.<name> and Tensor.<name>_): the op of the other name.
-_ALIASES = {"absolute": "abs", "arccos": "acos", "arccosh": "acosh", "arcsin": "asin", "arcsinh": "asinh",
-            "arctan": "atan", "arctan2": "atan2", "arctanh": "atanh", "divide": "div", "multiply": "mul",
-            "subtract": "sub", "true_divide": "div", "greater": "gt", "greater_equal": "ge", "less": "lt",
-            "less_equal": "le", "not_equal": "ne", "negative": "neg"}
-for _alias, _op in _ALIASES.items():
-    for _suffix in ("", "_"):
-        if not hasattr(_T, _alias + _suffix) and hasattr(_T, _op + _suffix):
-            setattr(_T, _alias + _suffix, getattr(_T, _op + _suffix))
-    if _alias not in globals() and hasattr(_C, _op):
-        globals()[_alias] = getattr(_C, _op)
+# PyTorch's alias names (ember.absolute, Tensor.arccos_, ...): the op of the other name. The table is
+# codegen/python.py's ALIASES (Note [Python names beyond ops.yaml]), which also writes their stubs.
+from ._aliases import *  # noqa: E402,F401,F403
+from . import _aliases  # noqa: E402
+
+for _alias, _op in _aliases.METHODS.items():
+    setattr(_T, _alias, getattr(_T, _op))
 
 
 def _is_nonzero(self):
