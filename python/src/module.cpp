@@ -6,6 +6,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <random>
@@ -117,8 +118,11 @@ at::Tensor make_tensor(nb::handle data, std::optional<at::ScalarType> dtype, std
     if (via_double) std::memcpy(t.data_ptr(), f.d.data(), f.d.size() * sizeof(double));
     else std::memcpy(t.data_ptr(), f.i.data(), f.i.size() * sizeof(int64_t));
   }
-  if (t.scalar_type() != want) t = t.to(want);
-  if (device && *device != t.device()) t = t.to(*device);
+  if (t.scalar_type() != want || (device && *device != t.device())) {
+    GilRelease nogil;  // the conversion and the copy to another device
+    if (t.scalar_type() != want) t = t.to(want);
+    if (device && *device != t.device()) t = t.to(*device);
+  }
   if (requires_grad) t.set_requires_grad(true);
   return t;
 }
@@ -145,13 +149,22 @@ PyObject* tolist_rec(const at::Tensor& t, const char* base, int64_t dim, int64_t
 
 nb::object tolist(const at::Tensor& self) {
   at::Tensor t = self.detach();
-  if (!t.is_cpu()) t = t.cpu();
   at::ScalarType st = t.scalar_type();
   at::ScalarType as = c10::isFloatingType(st) ? at::kDouble : st == at::kBool ? at::kBool : at::kLong;
-  if (st != as) t = t.to(as);
+  if (!t.is_cpu() || st != as) {
+    GilRelease nogil;  // the copy to the CPU and the conversion; the list is built with the GIL
+    if (!t.is_cpu()) t = t.cpu();
+    if (st != as) t = t.to(as);
+  }
   PyObject* r = tolist_rec(t, static_cast<const char*>(t.const_data_ptr()) , 0, 0);
   if (!r) raise_set();
   return nb::steal(r);
+}
+
+// t.item() without the GIL (a copy from the device, or a wait for the stream, may be long).
+at::Scalar item_nogil(const at::Tensor& t) {
+  GilRelease nogil;
+  return t.item();
 }
 
 // ---------------------------------------------------------------- indexing
@@ -181,7 +194,9 @@ std::vector<at::indexing::TensorIndex> to_indices(nb::handle index) {
   using at::indexing::TensorIndex;
   std::vector<TensorIndex> out;
   auto one = [&](PyObject* o) {
-    if (o == Py_None) {
+    if (PyLong_CheckExact(o)) {  // the common case first: x[0]
+      out.emplace_back(to_int64(o, "index"));
+    } else if (o == Py_None) {
       out.emplace_back(std::nullopt);
     } else if (o == Py_Ellipsis) {
       out.emplace_back(at::indexing::EllipsisIndexType());
@@ -241,7 +256,8 @@ PyType_Slot g_tensor_slots[] = {
 bool is_ndarray(PyObject* o) {
   static PyObject* ndarray = nullptr;  // numpy.ndarray, once numpy is loaded (never released)
   if (!ndarray) {
-    PyObject* np = PyImport_GetModule(nb::str("numpy").ptr());
+    static PyObject* key = PyUnicode_InternFromString("numpy");  // (kept for good)
+    PyObject* np = key ? PyImport_GetModule(key) : nullptr;
     if (!np) {
       PyErr_Clear();
       return false;
@@ -522,7 +538,7 @@ NB_MODULE(_C, m) {
       .def("is_contiguous", [](const at::Tensor& t) { return t.is_contiguous(); })
       .def("is_floating_point", &at::Tensor::is_floating_point)
       .def("data_ptr", [](const at::Tensor& t) { return reinterpret_cast<uintptr_t>(t.const_data_ptr()); })
-      .def("item", [](const at::Tensor& t) { return nb::steal(wrap(t.item())); })
+      .def("item", [](const at::Tensor& t) { return nb::steal(wrap(item_nogil(t))); })
       .def("tolist", &tolist)
       .def("__len__", [](const at::Tensor& t) {
         if (t.dim() == 0) throw c10::TypeError("[len] len() of a 0-d tensor");
@@ -532,23 +548,35 @@ NB_MODULE(_C, m) {
         if (t.numel() != 1)
           throw c10::Error("[bool] the truth value of a tensor with " + std::to_string(t.numel()) +
                            " elements is ambiguous");
-        return t.item().toBool();
+        return item_nogil(t).toBool();
       })
-      .def("__float__", [](const at::Tensor& t) { return t.item().toDouble(); })
-      .def("__int__", [](const at::Tensor& t) { return t.item().toLong(); })
+      .def("__float__", [](const at::Tensor& t) { return item_nogil(t).toDouble(); })
+      .def("__int__", [](const at::Tensor& t) { return item_nogil(t).toLong(); })
       .def("__index__", [](const at::Tensor& t) {
         if (t.numel() != 1 || !c10::isIntegralType(t.scalar_type(), false))
           throw c10::TypeError("[index] only integer tensors of a single element can be converted to an index");
-        return t.item().toLong();
+        return item_nogil(t).toLong();
       })
+      // The index and the value are read with the GIL held, the kernels run without it.
       .def("__getitem__", [](const at::Tensor& t, nb::handle index) {
         auto idx = to_indices(index);
+        // Ints, slices, None and ... make a view at once (x[0] keeps its speed); a tensor index runs kernels.
+        if (std::none_of(idx.begin(), idx.end(), [](const at::indexing::TensorIndex& i) { return i.is_tensor(); }))
+          return t.index(idx);
+        GilRelease nogil;
         return t.index(idx);
       }, nb::arg("index").none())
       .def("__setitem__", [](at::Tensor& t, nb::handle index, nb::handle value) {
         auto idx = to_indices(index);
-        if (is_tensor(value.ptr())) t.index_put_(idx, unpack(value.ptr()));
-        else t.index_put_(idx, setitem_value(value.ptr()));
+        if (is_tensor(value.ptr())) {
+          at::Tensor v = unpack(value.ptr());
+          GilRelease nogil;
+          t.index_put_(idx, v);
+        } else {
+          at::Scalar v = setitem_value(value.ptr());
+          GilRelease nogil;
+          t.index_put_(idx, v);
+        }
       }, nb::arg("index").none(), nb::arg("value"))
       // autograd
       .def_prop_rw("requires_grad", [](const at::Tensor& t) { return t.requires_grad(); },
