@@ -29,6 +29,7 @@
 // Where libtorch itself differs by machine: its normal_ on 16+ contiguous float elements uses the
 // SIMD step above on x86 builds with AVX2 or AVX-512 (what Ember reproduces); a build or
 // ATEN_CPU_CAPABILITY without them uses libm's logf/cosf/sinf and rounds some elements differently.
+#include <ATen/native/DispatchStub.h>
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/native/RandomDraws.h>
 #include "box_muller.h"
@@ -40,6 +41,10 @@
 #include <vector>
 
 namespace at::native {
+// The float Box-Muller pass, per CPU capability level (kernels/cpu/isa/box_muller.cpp).
+using normal_fill_float_fn = void (*)(float*, int64_t, float, float);
+EMBER_DEFINE_DISPATCH(normal_fill_float_fn, normal_fill_float_stub);
+
 
 namespace {
 
@@ -97,7 +102,9 @@ void normal_fill(Tensor& self, double mean, double std, CPUGeneratorImpl* g) {
   scalar_t* p = self.data_ptr<scalar_t>();
   if constexpr (std::is_same_v<scalar_t, acc_t>) {
     for (int64_t i = 0; i < n; ++i) p[i] = draw();
-    for (int64_t i = 0; i + 16 <= n; i += 16) box_muller::fill16(p + i, m, s);
+    const int64_t whole = n - n % 16;
+    if constexpr (std::is_same_v<scalar_t, float>) normal_fill_float_stub(p, whole, m, s);
+    else for (int64_t i = 0; i < whole; i += 16) box_muller::fill16(p + i, m, s);
     if (n % 16 != 0) {
       for (int64_t i = n - 16; i < n; ++i) p[i] = draw();
       box_muller::fill16(p + n - 16, m, s);
