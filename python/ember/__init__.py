@@ -305,8 +305,14 @@ def typename(obj):
 
 
 def get_default_dtype():
-    """The dtype of floating tensors made from Python floats (float32; Ember has no set_default_dtype)."""
-    return float32
+    """The floating dtype that factories and Python floats give when no dtype is asked for (float32 at start)."""
+    return _C._get_default_dtype()
+
+
+def set_default_dtype(d):
+    """Sets get_default_dtype() for the whole process: float32, float64, float16 or bfloat16 (TypeError for
+    another dtype). The C++ library's factories read the same setting (c10::set_default_dtype)."""
+    _C._set_default_dtype(d)
 
 
 def broadcast_shapes(*shapes):
@@ -343,7 +349,7 @@ class finfo:
     _LAYOUT = {float16: (16, 10, 15), bfloat16: (16, 7, 127), float32: (32, 23, 127), float64: (64, 52, 1023)}
 
     def __init__(self, type=None):
-        type = float32 if type is None else type
+        type = _C._get_default_dtype() if type is None else type
         if type not in self._LAYOUT:
             raise TypeError(f"[finfo] expected a floating dtype; got {type!r}")
         bits, mant, emax = self._LAYOUT[type]

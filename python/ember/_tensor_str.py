@@ -181,8 +181,7 @@ def _with_suffixes(text, suffixes, indent):
 
 
 def _default_dtype():
-    get = getattr(_C, "get_default_dtype", None)
-    return get() if get is not None else _C.float32
+    return _C._get_default_dtype()
 
 
 def _grad_fn_name(fn):

@@ -110,7 +110,11 @@ at::Tensor make_tensor(nb::handle data, std::optional<at::ScalarType> dtype, std
   Flat f;
   infer_shape(data.ptr(), f);
   flatten(data.ptr(), 0, f);
-  at::ScalarType inferred = f.any_float ? at::kFloat : f.any_int ? at::kLong : f.any_bool ? at::kBool : at::kFloat;
+  // Python floats (and an empty list) make a tensor of the default dtype (ember.set_default_dtype).
+  at::ScalarType inferred = f.any_float ? c10::get_default_dtype()
+                            : f.any_int ? at::kLong
+                            : f.any_bool ? at::kBool
+                                         : c10::get_default_dtype();
   at::ScalarType want = dtype.value_or(inferred);
   bool via_double = f.any_float || c10::isFloatingType(want);
   at::Tensor t = at::empty(f.shape, at::TensorOptions().dtype(via_double ? at::kDouble : at::kLong));
@@ -611,6 +615,23 @@ NB_MODULE(_C, m) {
     }
     at::set_num_threads(n);
   }, nb::arg("int"), "Sets the intra-op thread count (of this thread and of threads yet to run parallel work).");
+  // The dtype of tensors made from Python floats and of factories without a dtype (c10's, for the
+  // whole process, as PyTorch's); ember.get_default_dtype/set_default_dtype (python/ember/__init__.py).
+  m.def("_get_default_dtype", [] { return nb::steal(dtype_object(c10::get_default_dtype())); },
+        "The floating dtype that factories and Python floats give when no dtype is asked for.");
+  m.def("_set_default_dtype", [](nb::handle d) {
+    if (!PyObject_TypeCheck(d.ptr(), types.dtype)) {
+      PyErr_Format(PyExc_TypeError, "[set_default_dtype] expected an ember.dtype; got %s", Py_TYPE(d.ptr())->tp_name);
+      raise_set();
+    }
+    at::ScalarType t = to_dtype(d.ptr(), "d");
+    if (t != at::kFloat && t != at::kDouble && t != at::kHalf && t != at::kBFloat16) {
+      PyErr_Format(PyExc_TypeError, "[set_default_dtype] only a floating dtype can be the default; got ember.%s",
+                   dtype_name(t));
+      raise_set();
+    }
+    c10::set_default_dtype(t);
+  }, nb::arg("d"), "Sets the dtype of get_default_dtype() (float32, float64, float16 or bfloat16).");
   m.def("promote_types", [](nb::handle a, nb::handle b) {
     return nb::steal(dtype_object(c10::promoteTypes(to_dtype(a.ptr(), "type1"), to_dtype(b.ptr(), "type2"))));
   }, nb::arg("type1"), nb::arg("type2"), "The smallest dtype both convert to without losing category.");

@@ -1,0 +1,39 @@
+"""ember.set_default_dtype / get_default_dtype (default_dtype_parity.py) against PyTorch 2.15's answers recorded by
+the same code (data/torch_default_dtype.json; torch is never imported here)."""
+import json
+
+import pytest
+
+import ember
+import default_dtype_parity
+
+with open(default_dtype_parity.DATA) as _f:
+    RECORDED = {k: v for k, v in json.load(_f).items() if not k.startswith("_")}
+
+
+@pytest.fixture(scope="module")
+def ours():
+    return default_dtype_parity.facts(ember)
+
+
+def test_same_names(ours):
+    assert set(ours) == set(RECORDED)
+
+
+@pytest.mark.parametrize("key", sorted(RECORDED))
+def test_matches_pytorch(ours, key):
+    assert ours[key] == RECORDED[key]
+
+
+def test_the_default_is_the_librarys_and_is_put_back():
+    assert ember.get_default_dtype() is ember.float32
+    try:
+        ember.set_default_dtype(ember.float64)
+        assert ember.get_default_dtype() is ember.float64
+        # the factories of the C++ library read the same setting
+        assert ember.zeros(1).dtype is ember.float64 and ember.tensor(0.1).item() == 0.1
+    finally:
+        ember.set_default_dtype(ember.float32)
+    assert ember.tensor(0.1).dtype is ember.float32
+    with pytest.raises(TypeError, match=r"^\[set_default_dtype\]"):
+        ember.set_default_dtype("float64")
