@@ -87,8 +87,9 @@ struct HookHandle {
 
 // Note [Tensor GC]
 // ember.Tensor takes part in Python's cyclic GC (module.cpp installs tp_traverse/tp_clear) so that
-// `x.register_hook(lambda g: x ...)` or `y.grad_fn.keep = y` can be collected (tensors have no
-// __dict__, so Python attributes make no cycles). The Python objects a
+// `x.register_hook(lambda g: x ...)` or `y.grad_fn.keep = y` can be collected (ember.Tensor has no
+// __dict__; a Python subclass's instances have one, which CPython's subtype traverse/clear visit before
+// calling these, as for nn.Parameter). The Python objects a
 // tensor keeps alive through C++ are its hooks' callables (held by the C++ hook on the leaf's meta
 // or on the grad_fn) and, for an output of an autograd.Function, the ctx and class held by its
 // PyNode. A wrapper reports them only while it is their sole owner: its TensorImpl is referenced by

@@ -598,6 +598,26 @@ NB_MODULE(_C, m) {
         return nb::borrow(self);
       }, "Makes this tensor a leaf that does not require grad, in place; returns it.");
 
+  // ember.nn.Parameter(data) (Note [Parameter is a Tensor subclass] in python/ember/nn/parameter.py):
+  // an instance of `cls`, a Python subclass of Tensor, holding data's detached alias (same storage, a new
+  // leaf) with requires_grad set. Made as wrap() makes a Tensor; the subclass's __dict__ and weak
+  // references are CPython's (subtype traverse/clear visit the dict, then call tensor_traverse/clear).
+  m.def("_make_subclass", [](nb::handle cls, nb::handle data, bool requires_grad) {
+    if (!PyType_Check(cls.ptr()) || !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls.ptr()), types.tensor)) {
+      PyErr_Format(PyExc_TypeError, "[_make_subclass] expected a subclass of ember.Tensor; got %R", cls.ptr());
+      raise_set();
+    }
+    if (!is_tensor(data.ptr())) {
+      PyErr_Format(PyExc_TypeError, "[_make_subclass] data must be a Tensor, not %s", Py_TYPE(data.ptr())->tp_name);
+      raise_set();
+    }
+    at::Tensor t = unpack(data.ptr()).detach();
+    t.set_requires_grad(requires_grad);
+    PyObject* o = nb::detail::nb_inst_alloc(reinterpret_cast<PyTypeObject*>(cls.ptr()));
+    new (nb::inst_ptr<at::Tensor>(o)) at::Tensor(std::move(t));
+    nb::inst_mark_ready(o);
+    return nb::steal(o);
+  }, nb::arg("cls"), nb::arg("data"), nb::arg("requires_grad"));
   m.def("tensor", [](nb::handle data, nb::handle dtype, nb::handle device, bool requires_grad) {
     std::optional<at::ScalarType> dt;
     if (!dtype.is_none()) dt = to_dtype(dtype.ptr(), "dtype");

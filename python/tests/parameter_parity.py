@@ -90,6 +90,57 @@ def facts(torch):
     opt.step()
     out["sgd_step"] = net.w.detach().tolist()
     out["sgd_step_still_parameter"] = isinstance(net.w, nn.Parameter)
+
+    # a lone parameter: its type, repr, storage, and what ops, copies and pickling make of it
+    def tname(x):
+        return type(x).__name__
+
+    t = torch.tensor([1.5, -2.0])
+    p = nn.Parameter(t)
+    out["subclass_of_tensor"] = issubclass(nn.Parameter, torch.Tensor)
+    out["type_name"] = tname(p)
+    out["repr"] = repr(p)
+    out["repr_frozen"] = repr(nn.Parameter(torch.ones(2), requires_grad=False))
+    out["repr_empty"] = repr(nn.Parameter())
+    out["str"] = str(nn.Parameter(torch.zeros(1)))
+    out["shares_storage"] = p.data_ptr() == t.data_ptr() and p is not t
+    with torch.no_grad():
+        p.mul_(2)
+    out["write_through_shared_storage"] = t.tolist()
+    out["source_unchanged_requires_grad"] = t.requires_grad
+    out["frozen_requires_grad"] = nn.Parameter(torch.ones(2), requires_grad=False).requires_grad
+    out["int_parameter"] = raises(lambda: nn.Parameter(torch.zeros(2, dtype=torch.long)))
+    out["int_frozen_type"] = tname(nn.Parameter(torch.zeros(2, dtype=torch.long), requires_grad=False))
+    out["parameter_of_parameter_type"] = tname(nn.Parameter(nn.Parameter(torch.ones(1))))
+    out["non_tensor_data"] = raises(lambda: nn.Parameter([1.0]))
+    out["op_result_type"] = tname(p * 2)
+    out["detach_type"] = tname(p.detach())
+    out["view_type"] = tname(p.view(2))
+    with torch.no_grad():
+        out["inplace_returns_self"] = p.add_(1) is p
+    (p * p).sum().backward()
+    out["grad_type"] = tname(p.grad)
+    out["grad"] = p.grad.tolist()
+    out["isinstance_after_requires_grad_"] = isinstance(p.requires_grad_(False), nn.Parameter)
+    p.requires_grad_(True)
+    p.note = "kept"
+    d = copy.deepcopy(p)
+    out["deepcopy_type"] = tname(d)
+    out["deepcopy_values"] = d.tolist() == p.tolist() and d.data_ptr() != p.data_ptr()
+    out["deepcopy_lone_requires_grad"] = [d.requires_grad, copy.deepcopy(nn.Parameter(torch.ones(1), False)).requires_grad]
+    out["deepcopy_grad"] = d.grad is None
+    u = pickle.loads(pickle.dumps(p))
+    out["pickle_type"] = tname(u)
+    out["pickle_values"] = u.tolist() == p.tolist()
+    out["pickle_requires_grad"] = [u.requires_grad,
+                                   pickle.loads(pickle.dumps(nn.Parameter(torch.ones(1), False))).requires_grad]
+    out["pickle_attribute"] = getattr(u, "note", None)
+    pair = pickle.loads(pickle.dumps([p, p]))
+    out["pickle_identity_kept"] = pair[0] is pair[1]
+    lin = nn.Linear(2, 1)
+    out["module_parameter_types"] = [tname(q) for q in lin.parameters()]
+    out["state_dict_types"] = [tname(v) for v in lin.state_dict().values()]
+    out["keep_vars_types"] = [tname(v) for v in lin.state_dict(keep_vars=True).values()]
     return out
 
 

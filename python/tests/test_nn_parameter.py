@@ -1,8 +1,11 @@
 """What counts as an nn.Parameter and what a Module registers (parameter_parity.py) against PyTorch 2.15's
-answers recorded by the same code (data/torch_parameter_facts.json; torch is never imported here). Ember's
-parameters are plain tensors remembered by identity (Note [Parameters are plain tensors]); the facts below
-are the ones that design can give; type(p) and repr(p) are not among them."""
+answers recorded by the same code (data/torch_parameter_facts.json; torch is never imported here).
+Parameter is a Python subclass of ember.Tensor (Note [Parameter is a Tensor subclass])."""
+import copy
+import gc
 import json
+import pickle
+import weakref
 
 import pytest
 
@@ -27,23 +30,64 @@ def test_matches_pytorch(ours, key):
     assert ours[key] == RECORDED[key]
 
 
-def test_the_record_of_parameters_does_not_keep_them_alive():
-    import gc
-    from ember.nn import parameter
-    before = len(parameter._made)
-    ps = [ember.nn.Parameter(ember.zeros(2)) for _ in range(100)]
-    assert len(parameter._made) == before + 100
+def test_a_parameter_is_an_instance_of_the_subclass():
+    p = ember.nn.Parameter(ember.ones(2))
+    assert type(p) is ember.nn.Parameter and isinstance(p, ember.Tensor)
+    assert not isinstance(ember.ones(2, requires_grad=True), ember.nn.Parameter)
+    assert type(ember.Tensor) is type(ember.nn.Parameter)  # (nanobind's metaclass)
+    # a subclass of Parameter stays that subclass, with its own attributes
+    class Tagged(ember.nn.Parameter):
+        pass
+    q = Tagged(ember.zeros(1))
+    q.tag = "x"
+    assert type(q) is Tagged and q.tag == "x" and q.requires_grad
+    assert type(copy.deepcopy(q)) is Tagged
+    # pickle remakes a Parameter, with the attributes (PyTorch's _rebuild_parameter makes a Parameter too)
+    u = pickle.loads(pickle.dumps(q))
+    assert type(u) is ember.nn.Parameter and u.tag == "x"
+
+
+def test_make_subclass_refuses_what_is_no_tensor_subclass():
+    with pytest.raises(TypeError, match=r"^\[_make_subclass\]"):
+        ember._C._make_subclass(int, ember.zeros(1), True)
+    with pytest.raises(TypeError, match=r"^\[_make_subclass\]"):
+        ember._C._make_subclass(ember.nn.Parameter, [1.0], True)
+
+
+def test_a_parameter_in_a_cycle_is_collected_with_its_dict():
+    # the GC reaches a parameter's __dict__ (CPython's subtype traverse) and its hooks (Note [Tensor GC])
+    p = ember.nn.Parameter(ember.zeros(3))
+    p.me = p
+    p.register_hook(lambda g, p=p: g)
+    gone = weakref.ref(p)
+    del p
+    gc.collect()
+    assert gone() is None
+
+
+def test_parameters_free_their_storage():
+    x = ember.zeros(1000)
+    ps = [ember.nn.Parameter(x) for _ in range(100)]
+    assert all(p.data_ptr() == x.data_ptr() for p in ps)
+    refs = [weakref.ref(p) for p in ps]
     del ps
     gc.collect()
-    assert len(parameter._made) == before
-    # a new tensor at a freed parameter's address (CPython reuses them) is not taken for that parameter
-    reused = 0
-    for _ in range(200):
-        p = ember.nn.Parameter(ember.zeros(1))
-        addr = id(p)
-        del p
-        t = ember.zeros(1, requires_grad=True)
-        reused += id(t) == addr
-        assert not isinstance(t, ember.nn.Parameter)
-        del t
-    assert reused > 0
+    assert all(r() is None for r in refs)
+
+
+def test_a_module_trains_its_parameters():
+    lin = ember.nn.Linear(3, 1)
+    assert all(type(p) is ember.nn.Parameter for p in lin.parameters())
+    opt = ember.optim.Adam(lin.parameters(), lr=0.1)
+    x, y = ember.randn(8, 3), ember.randn(8, 1)
+    first = None
+    for _ in range(20):
+        opt.zero_grad()
+        loss = ((lin(x) - y) ** 2).mean()
+        first = first if first is not None else loss.item()
+        loss.backward()
+        opt.step()
+    assert loss.item() < first
+    assert all(type(p) is ember.nn.Parameter for p in lin.parameters())
+    assert all(type(p) is ember.nn.Parameter for p in copy.deepcopy(lin).parameters())
+    assert all(type(p) is ember.nn.Parameter for p in lin.to(ember.float64).parameters())

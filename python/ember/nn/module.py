@@ -9,7 +9,7 @@ import itertools
 
 from .. import _C
 from .._C import Tensor
-from .parameter import Parameter, Buffer, _mark
+from .parameter import Parameter, Buffer
 
 _IncompatibleKeys = collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
@@ -158,11 +158,7 @@ class Module:
             object.__setattr__(self, name, value)
 
     def __setstate__(self, state):
-        # copy.deepcopy and pickle rebuild the tensors as plain ones: the registered ones are parameters again
-        self.__dict__.update(state)
-        for p in self.__dict__.get("_parameters", {}).values():
-            if p is not None:
-                _mark(p)
+        self.__dict__.update(state)  # (not through __setattr__: the stores come back whole)
 
     def __delattr__(self, name):
         for store in ("_parameters", "_buffers", "_modules"):

@@ -1,69 +1,66 @@
-"""ember.nn.Parameter: a tensor that a Module registers as one of its parameters.
-
-See Note [Parameters are plain tensors] for why Parameter(...) returns an ember.Tensor rather than
-an instance of a Tensor subclass.
-"""
-import weakref as _weakref
+"""ember.nn.Parameter: a tensor that a Module registers as one of its parameters."""
+from collections import OrderedDict as _OrderedDict
 
 from .. import _C
 from .._C import Tensor
 
-# Note [Parameters are plain tensors]
-# ember.Tensor is a nanobind class with no Python constructor, so a Python subclass of it cannot be
-# instantiated, and an existing tensor's __class__ cannot be changed (nanobind's deallocator differs).
-# Parameter(data) therefore returns a detached leaf tensor sharing data's storage, with
-# requires_grad set, and remembers it (weakly, by identity) in _made. `isinstance(x, Parameter)` is
-# answered by the metaclass from that record: true for the tensors Parameter() made (and for the copies
-# a Module makes of its own parameters: to(), load_state_dict(assign=True), deepcopy and pickling), false
-# for any other tensor, requires_grad or not, as PyTorch answers for a plain tensor. So a plain tensor
-# assigned to a Module attribute stays a plain attribute, as in PyTorch. What this cannot give:
-# type(p) is ember.Tensor, repr(p) does not say "Parameter containing:", and copy.deepcopy(p) or
-# p.detach() of a lone parameter is a plain tensor (a real subclass needs a Tensor constructor in
-# python/src/module.cpp).
-_made = {}  # id(tensor) -> weak reference to it
+# Note [Parameter is a Tensor subclass]
+# Parameter is a Python subclass of ember.Tensor. ember.Tensor has no Python constructor, so
+# Parameter.__new__ has _C._make_subclass (python/src/module.cpp) allocate an instance of the subclass
+# around a detached alias of the data (same storage, a leaf with its own requires_grad). Ops on a
+# parameter return plain ember.Tensor (their results are made as the base type), in-place ops return the
+# parameter itself. Unlike ember.Tensor, instances have a __dict__ (attributes may be set on a
+# parameter); the GC reaches it through CPython's subtype traverse/clear, which then call Tensor's own
+# (Note [Tensor GC]). ember.Tensor's own method calls are untouched: the base type still has no __dict__.
 
 
-def _mark(t):
-    key = id(t)
-
-    def gone(_, key=key):
-        r = _made.get(key)
-        if r is not None and r() is None:
-            del _made[key]
-
-    _made[key] = _weakref.ref(t, gone)
-    return t
+def _rebuild_parameter(data, requires_grad, backward_hooks):
+    """What pickle calls to remake a Parameter (the spelling of torch._utils._rebuild_parameter)."""
+    del backward_hooks  # Ember pickles none (PyTorch writes an empty OrderedDict)
+    return Parameter(data, requires_grad)
 
 
-def _is_parameter(obj):
-    r = _made.get(id(obj))
-    return r is not None and r() is obj
-
-
-class _ParameterMeta(type):
-    def __instancecheck__(cls, obj):
-        return _is_parameter(obj)
-
-
-class Parameter(metaclass=_ParameterMeta):
+class Parameter(Tensor):
     """A tensor meant to be trained: assigning one to a Module attribute registers it.
 
-    `Parameter(data, requires_grad=True)` returns a leaf ember.Tensor sharing data's storage (see
-    Note [Parameters are plain tensors]); `Parameter()` is an empty float tensor.
+    `Parameter(data, requires_grad=True)` shares data's storage as a new leaf; `Parameter()` is an empty
+    float tensor.
     """
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = _C.empty(0)
-        if not isinstance(data, Tensor):
-            raise TypeError(f"[Parameter] data must be a Tensor, got {type(data).__name__}")
-        p = data.detach()
-        p.requires_grad_(bool(requires_grad))
-        return _mark(p)
+        if not isinstance(data, Tensor):  # (AttributeError, as PyTorch's: data has no detach())
+            raise AttributeError(f"[Parameter] data must be a Tensor, got {type(data).__name__}")
+        return _C._make_subclass(cls, data, bool(requires_grad))
 
+    def __init__(self, data=None, requires_grad=True):  # (ember.Tensor's own __init__ refuses to run)
+        pass
 
-def _forget(t):
-    """Kept for the callers of the former frozen-parameter memo: a registered parameter stays marked."""
+    def __repr__(self):
+        return "Parameter containing:\n" + Tensor.__repr__(self)
+
+    __str__ = __repr__  # (ember.Tensor sets its own __str__; print(p) shows the prefix too, as PyTorch's)
+
+    def __reduce_ex__(self, protocol):
+        args = (self.detach(), self.requires_grad, _OrderedDict())
+        state = self.__dict__
+        return (_rebuild_parameter, args, dict(state)) if state else (_rebuild_parameter, args)
+
+    def __deepcopy__(self, memo):
+        # As PyTorch's: the data copied (parameters viewing one storage stay views of one new storage
+        # within a deep copy, as plain tensors do), requires_grad kept; no grad.
+        done = memo.get(id(self))
+        if done is not None:
+            return done
+        key = ("ember.storage", _C._storage_key(self), self.dtype)
+        whole = memo.get(key)
+        if whole is None:
+            whole = _C._storage_clone(self)
+            memo[key] = whole
+        result = type(self)(_C._storage_view(whole, self), self.requires_grad)
+        memo[id(self)] = result
+        return result
 
 
 class Buffer(metaclass=type):
