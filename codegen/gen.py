@@ -477,10 +477,6 @@ def generate(args):
         print(f"{c_abi.LIST_PATH}: warning: the C ABI slot list is stale ({len(c_abi_problems)}: "
               f"{c_abi_problems[0]}{', ...' if len(c_abi_problems) > 1 else ''}); run python3 codegen/c_abi.py "
               f"--ops ops.yaml --update (ctest c_abi.op_list fails until then)", file=sys.stderr)
-    # The Python frontend (python/, `import ember`): bindings, parser tables and the stub
-    # (codegen/python.py, Note [Python overload order]).
-    import python
-    python.render(env, w, ops)
     if args.cuda:
         render("RegisterCUDA.cpp.j2", "src/RegisterCUDA.cpp")
         for fam in sorted({o.family for o in pointwise}):
@@ -536,6 +532,11 @@ def generate(args):
         if missing and not args.quiet:
             print(f"{args.derivatives}: warning: {len(missing)} differentiable ops have no entry (backward through them "
                   f"raises '[op] derivative not implemented'): {', '.join(missing)}", file=sys.stderr)
+    # The Python frontend (python/, `import ember`): bindings, parser tables and the stub
+    # (codegen/python.py, Note [Python overload order]); after derivatives.yaml, so that an error
+    # there is reported as such and not as a Python table naming an op a partial ops.yaml lacks.
+    import python
+    python.render(env, w, ops)
     if args.tests:
         for fam in families:
             render("OpTests.cpp.j2", f"tests/ops_{fam}.cpp", fam_ops=[o for o in ops if o.family == fam and o.test],
