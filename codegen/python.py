@@ -345,7 +345,7 @@ OPERATORS = (
 # The operators python/ember/__init__.py wraps so that a Python number becomes a 0-dim tensor first
 # (the bitwise ops of ops.yaml take tensors only): their stubs also take a Number.
 NUMBER_WRAPPED = {"__and__", "__or__", "__xor__", "__rand__", "__ror__", "__rxor__", "__iand__", "__ior__",
-                  "__ixor__"}
+                  "__ixor__", "__floordiv__"}
 
 HAND_STUB = "PythonStubTensor.pyi.j2"
 
