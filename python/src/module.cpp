@@ -284,23 +284,10 @@ struct Operator {
   OpKind kind;
   FastFn target;
 };
+// The rows come from codegen/python.py's OPERATORS, which also writes their stubs (Note [Python names
+// beyond ops.yaml]).
 Operator g_operators[] = {
-    {"__add__", "add", OpKind::Plain, nullptr},          {"__radd__", "add", OpKind::Plain, nullptr},
-    {"__iadd__", "add_", OpKind::Plain, nullptr},        {"__sub__", "sub", OpKind::Plain, nullptr},
-    {"__isub__", "sub_", OpKind::Plain, nullptr},        {"__mul__", "mul", OpKind::Plain, nullptr},
-    {"__rmul__", "mul", OpKind::Plain, nullptr},         {"__imul__", "mul_", OpKind::Plain, nullptr},
-    {"__truediv__", "div", OpKind::Plain, nullptr},      {"__itruediv__", "div_", OpKind::Plain, nullptr},
-    {"__floordiv__", "floor_divide", OpKind::Plain, nullptr}, {"__mod__", "remainder", OpKind::Plain, nullptr},
-    {"__pow__", "pow", OpKind::Plain, nullptr},          {"__matmul__", "matmul", OpKind::Plain, nullptr},
-    {"__and__", "bitwise_and", OpKind::Plain, nullptr},  {"__or__", "bitwise_or", OpKind::Plain, nullptr},
-    {"__xor__", "bitwise_xor", OpKind::Plain, nullptr},  {"__eq__", "eq", OpKind::Eq, nullptr},
-    {"__ne__", "ne", OpKind::Ne, nullptr},               {"__lt__", "lt", OpKind::Plain, nullptr},
-    {"__le__", "le", OpKind::Plain, nullptr},            {"__gt__", "gt", OpKind::Plain, nullptr},
-    {"__ge__", "ge", OpKind::Plain, nullptr},            {"__iand__", "bitwise_and_", OpKind::Plain, nullptr},
-    {"__ior__", "bitwise_or_", OpKind::Plain, nullptr},  {"__ixor__", "bitwise_xor_", OpKind::Plain, nullptr},
-    {"__imod__", "remainder_", OpKind::Plain, nullptr},  {"__ipow__", "pow_", OpKind::Plain, nullptr},
-    {"__rand__", "bitwise_and", OpKind::Plain, nullptr}, {"__ror__", "bitwise_or", OpKind::Plain, nullptr},
-    {"__rxor__", "bitwise_xor", OpKind::Plain, nullptr},
+#include "PythonOperators.inc"
 };
 constexpr size_t kOperators = sizeof(g_operators) / sizeof(g_operators[0]);
 
