@@ -2,9 +2,9 @@
 torch> python/tests/default_dtype_parity.py --record` writes PyTorch's answers to data/torch_default_dtype.json;
 test_default_dtype.py compares Ember's (torch is never imported there). The default is put back afterwards.
 """
-import json
 import os
-import sys
+
+from parity_record import record_main
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data", "torch_default_dtype.json")
@@ -77,16 +77,5 @@ def facts(T):
     return out
 
 
-def main(argv):
-    if "--record" not in argv:
-        raise SystemExit(__doc__)
-    import torch  # noqa: PLC0415 - only when recording
-    res = facts(torch)
-    res["_recorded_with"] = f"torch {torch.__version__}"
-    with open(DATA, "w") as f:
-        json.dump(res, f, indent=1, sort_keys=True)
-    print(f"wrote {len(res) - 1} facts to {DATA}")
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    record_main(facts, DATA, __doc__)

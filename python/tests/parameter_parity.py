@@ -4,10 +4,10 @@ data/torch_parameter_facts.json; test_nn_parameter.py compares Ember's (torch is
 """
 import copy
 import io
-import json
 import os
 import pickle
-import sys
+
+from parity_record import raises, record_main
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data", "torch_parameter_facts.json")
@@ -16,13 +16,6 @@ DATA = os.path.join(HERE, "data", "torch_parameter_facts.json")
 def facts(torch):
     nn = torch.nn
     out = {}
-
-    def raises(fn):
-        try:
-            fn()
-        except Exception as e:  # noqa: BLE001 - the type is the fact
-            return type(e).__name__
-        return None
 
     class Net(nn.Module):
         def __init__(self):
@@ -144,16 +137,5 @@ def facts(torch):
     return out
 
 
-def main(argv):
-    if "--record" not in argv:
-        raise SystemExit(__doc__)
-    import torch  # noqa: PLC0415 - only when recording
-    res = facts(torch)
-    res["_recorded_with"] = f"torch {torch.__version__}"
-    with open(DATA, "w") as f:
-        json.dump(res, f, indent=1, sort_keys=True)
-    print(f"wrote {len(res) - 1} facts to {DATA}")
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    record_main(facts, DATA, __doc__)

@@ -1,14 +1,13 @@
 """ember.set_default_dtype / get_default_dtype (default_dtype_parity.py) against PyTorch 2.15's answers recorded by
 the same code (data/torch_default_dtype.json; torch is never imported here)."""
-import json
 
 import pytest
 
 import ember
 import default_dtype_parity
+from parity_record import recorded
 
-with open(default_dtype_parity.DATA) as _f:
-    RECORDED = {k: v for k, v in json.load(_f).items() if not k.startswith("_")}
+RECORDED = recorded(default_dtype_parity.DATA)
 
 
 @pytest.fixture(scope="module")

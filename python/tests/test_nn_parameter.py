@@ -3,7 +3,6 @@ answers recorded by the same code (data/torch_parameter_facts.json; torch is nev
 Parameter is a Python subclass of ember.Tensor (Note [Parameter is a Tensor subclass])."""
 import copy
 import gc
-import json
 import pickle
 import weakref
 
@@ -11,9 +10,9 @@ import pytest
 
 import ember
 import parameter_parity
+from parity_record import recorded
 
-with open(parameter_parity.DATA) as _f:
-    RECORDED = {k: v for k, v in json.load(_f).items() if not k.startswith("_")}
+RECORDED = recorded(parameter_parity.DATA)
 
 
 @pytest.fixture(scope="module")

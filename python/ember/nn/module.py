@@ -11,7 +11,19 @@ from .. import _C
 from .._C import Tensor
 from .parameter import Parameter, Buffer
 
-_IncompatibleKeys = collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+_EXTRA_STATE = "_extra_state"  # the state_dict key (after the module's prefix) of get_extra_state()'s value
+
+
+class _IncompatibleKeys(collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What load_state_dict returns: the keys the module has and the state_dict lacked, and the reverse."""
+    __slots__ = ()
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
 
 
 class RemovableHandle:
@@ -57,6 +69,8 @@ class Module:
         s(self, "_forward_hooks", {})
         s(self, "_backward_hooks", {})
         s(self, "_backward_pre_hooks", {})
+        for store in _STATE_HOOK_STORES:
+            s(self, store, {})
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'[Module] {type(self).__name__} is missing the required "forward" function')
@@ -159,6 +173,8 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)  # (not through __setattr__: the stores come back whole)
+        for store in _STATE_HOOK_STORES:  # (a module pickled before these stores existed)
+            self.__dict__.setdefault(store, {})
 
     def __delattr__(self, name):
         for store in ("_parameters", "_buffers", "_modules"):
@@ -294,10 +310,11 @@ class Module:
         fn(self)
         return self
 
-    def _apply(self, fn):
-        """Replaces each parameter and buffer t by fn(t) where that gives a different tensor.
-        A replaced parameter is a new tensor: make the optimizer after moving the model."""
-        for m in self.modules():
+    def _apply(self, fn, recurse=True):
+        """Replaces each parameter and buffer t by fn(t) where that gives a different tensor (in self
+        only with recurse=False). A replaced parameter is a new Parameter (Ember tensors have no
+        settable .data): make the optimizer after moving the model."""
+        for m in (self.modules() if recurse else (self,)):
             for name, p in list(m._parameters.items()):
                 if p is None:
                     continue
@@ -343,6 +360,21 @@ class Module:
 
         return self._apply(convert)
 
+    def to_empty(self, *, device, recurse=True):
+        """Replaces every parameter and buffer (self's only with recurse=False) by an uninitialised
+        tensor of the same shape and dtype on `device` (None: where it is), as after building a model
+        on the meta device; the values are garbage until initialised or loaded. Returns self."""
+        return self._apply(lambda t: _C.empty_like(t, device=device), recurse=recurse)
+
+    def share_memory(self):
+        """PyTorch moves the tensors' storages into shared memory for processes that train one model
+        together (Hogwild). Ember tensors cannot move their storage (there is no
+        Tensor.share_memory_), and a module handed to another process arrives as a copy, so this
+        raises rather than let such processes train copies silently. (DataLoader workers need none
+        of it: they hand batches back through /dev/shm files, Note [DataLoader workers].)"""
+        raise NotImplementedError("[Module.share_memory] Ember tensors cannot be moved to shared memory "
+                                  "(no Tensor.share_memory_); a module passed to another process is a copy")
+
     def cpu(self):
         return self.to("cpu")
 
@@ -361,69 +393,202 @@ class Module:
     def bfloat16(self):
         return self.to(_C.bfloat16)
 
-    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
-        """The parameters and persistent buffers by dotted name, in registration order; detached unless
-        keep_vars."""
-        if args:  # the old positional spelling state_dict(destination, prefix, keep_vars)
-            destination = args[0]
-            if len(args) > 1:
-                prefix = args[1]
-            if len(args) > 2:
-                keep_vars = args[2]
-        if destination is None:
-            destination = collections.OrderedDict()
+    # ------------------------------------------------------------ state_dict
+    def get_extra_state(self):
+        """Override it (with set_extra_state) to keep state that is no parameter or buffer in the
+        state_dict: its value is stored under "<prefix>_extra_state" and should be picklable."""
+        raise RuntimeError("[Module.get_extra_state] called on a module that does not override it "
+                           "(state_dict calls it only where a subclass does)")
+
+    def set_extra_state(self, state):
+        """Override it (with get_extra_state): load_state_dict calls it with the value stored under
+        "<prefix>_extra_state"."""
+        raise RuntimeError("[Module.set_extra_state] called on a module that does not override it "
+                           "(load_state_dict calls it only where a subclass does)")
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        """Writes this module's own entries (not its children's) into destination: the parameters,
+        the persistent buffers, then the extra state. Subclasses may override it."""
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers:
                 destination[prefix + name] = b if keep_vars else b.detach()
+        if _overrides(self, "get_extra_state"):
+            destination[prefix + _EXTRA_STATE] = self.get_extra_state()
+
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        """The parameters, persistent buffers and extra state by dotted name, in registration order
+        (self's own, then each child's); detached unless keep_vars. The OrderedDict's `_metadata`
+        maps each module's dotted name to {"version": its _version}.
+
+        Per module: the state_dict pre-hooks run, its entries are written, the children are visited,
+        then its post-hooks run."""
+        if args:  # the old positional spelling state_dict(destination, prefix, keep_vars)
+            if destination is None:
+                destination = args[0]
+            if len(args) > 1 and prefix == "":
+                prefix = args[1]
+            if len(args) > 2 and keep_vars is False:
+                keep_vars = args[2]
+        if destination is None:
+            destination = collections.OrderedDict()
+            destination._metadata = collections.OrderedDict()
+        local_metadata = {"version": self._version}
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in list(self._state_dict_pre_hooks.values()):
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
         for name, child in self._modules.items():
             if child is not None:
                 child.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook, public in list(self._state_dict_hooks.values()):
+            result = hook(self, destination, prefix, local_metadata)
+            if public:
+                if result is not None:
+                    raise RuntimeError("[state_dict] a hook registered with register_state_dict_post_hook must "
+                                       "return None (it may change the state_dict in place)")
+            elif result is not None:  # the older private hook: its result replaces the state_dict
+                destination = result
         return destination
 
-    def load_state_dict(self, state_dict, strict=True, assign=False):
-        """Copies the tensors of state_dict into this module's parameters and persistent buffers.
+    def register_state_dict_pre_hook(self, hook):
+        """hook(module, prefix, keep_vars) runs when state_dict() reaches this module, before its
+        entries are written."""
+        return _add_plain_hook(self._state_dict_pre_hooks, hook)
 
-        Every size must match. With strict (the default), a name missing from state_dict or one
-        state_dict has that the module lacks is an error too; otherwise they are returned as
-        (missing_keys, unexpected_keys). assign=True replaces the tensors instead of copying into them.
-        """
-        if not hasattr(state_dict, "items"):
-            raise TypeError(f"[load_state_dict] expected a dict-like object, got {type(state_dict).__name__}")
-        own = {}
-        for mod_prefix, mod in self.named_modules(remove_duplicate=False):
-            base = mod_prefix + "." if mod_prefix else ""
-            for name, p in mod._parameters.items():
-                if p is not None:
-                    own[base + name] = (mod, "_parameters", name, p)
-            for name, b in mod._buffers.items():
-                if b is not None and name not in mod._non_persistent_buffers:
-                    own[base + name] = (mod, "_buffers", name, b)
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        errors = []
-        for key, (mod, store, name, t) in own.items():
+    def register_state_dict_post_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata) runs once this module and its children are
+        written; it may change state_dict in place and must return None."""
+        try:
+            hook._from_public_api = True
+        except AttributeError:  # (a bound method: the entry below marks it too)
+            pass
+        return _add_plain_hook(self._state_dict_hooks, (hook, True))
+
+    def _register_state_dict_hook(self, hook):
+        """The older post-hook: as register_state_dict_post_hook's, but a returned dict replaces the
+        result of the state_dict() call made on this module (so below the root it is lost)."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("[_register_state_dict_hook] this function is already a state_dict post-hook "
+                               "registered with register_state_dict_post_hook")
+        return _add_plain_hook(self._state_dict_hooks, (hook, False))
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs) runs when load_state_dict reaches this module, before its entries are read. It
+        sees the part of the state_dict under prefix (a copy: renaming keys there changes what this
+        module and its children load) and may append to the three lists."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """As register_load_state_dict_pre_hook; without with_module the hook is not given the module."""
+        return _add_plain_hook(self._load_state_dict_pre_hooks, (hook, with_module))
+
+    def register_load_state_dict_post_hook(self, hook):
+        """hook(module, incompatible_keys) runs once this module and its children are loaded;
+        incompatible_keys holds the missing_keys and unexpected_keys lists found so far, which the hook
+        may change in place (a strict load fails on what is left in them). It must return None."""
+        return _add_plain_hook(self._load_state_dict_post_hooks, hook)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        """Loads this module's own entries (not its children's) from state_dict (the part of the
+        caller's under prefix, a copy): copies into the parameters and persistent buffers (or assigns,
+        with local_metadata["assign_to_params_buffers"]), calls set_extra_state, and appends to
+        missing_keys, unexpected_keys and error_msgs. Subclasses may override it (e.g. to read an
+        older layout named by local_metadata.get("version"))."""
+        for hook, with_module in list(self._load_state_dict_pre_hooks.values()):
+            args = (state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+            hook(self, *args) if with_module else hook(*args)
+        local_state = {k: v for k, v in self._parameters.items() if v is not None}
+        local_state.update((k, v) for k, v in self._buffers.items()
+                           if v is not None and k not in self._non_persistent_buffers)
+        assign = local_metadata.get("assign_to_params_buffers", False)
+        for name, t in local_state.items():
+            key = prefix + name
             if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
                 continue
             src = state_dict[key]
             if not isinstance(src, Tensor):
-                errors.append(f'While copying the parameter named "{key}", expected a Tensor in state_dict, '
-                              f"got {type(src).__name__}.")
+                error_msgs.append(f'While copying the parameter named "{key}", expected ember.Tensor or '
+                                  f"Tensor-like object from checkpoint but received {type(src)}")
                 continue
+            if t.dim() == 0 and src.dim() == 1 and src.shape[0] == 1:
+                src = src[0]  # (a 1-element checkpoint entry for a 0-dim tensor, as old PyTorch wrote them)
             if tuple(src.shape) != tuple(t.shape):
-                errors.append(f"size mismatch for {key}: copying a param with shape {list(src.shape)} from "
-                              f"checkpoint, the shape in current model is {list(t.shape)}.")
+                error_msgs.append(f"size mismatch for {key}: copying a param with shape {list(src.shape)} from "
+                                  f"checkpoint, the shape in current model is {list(t.shape)}.")
                 continue
-            if assign:
-                if store == "_parameters":
-                    mod._parameters[name] = Parameter(src, requires_grad=t.requires_grad)
+            try:
+                if assign:
+                    if isinstance(t, Parameter):
+                        if isinstance(src, Parameter):
+                            src.requires_grad_(t.requires_grad)
+                        else:
+                            src = Parameter(src, requires_grad=t.requires_grad)
+                    setattr(self, name, src)
                 else:
-                    mod._buffers[name] = src
-            else:
-                with _C_no_grad():
-                    t.copy_(src)
+                    with _C_no_grad():
+                        t.copy_(src)
+            except Exception as e:  # noqa: BLE001 - reported with the others
+                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
+                                  f"{list(t.shape)} and whose dimensions in the checkpoint are {list(src.shape)}, "
+                                  f"an exception occurred : {e.args}.")
+        extra_key = prefix + _EXTRA_STATE
+        if _overrides(self, "set_extra_state"):
+            if extra_key in state_dict:
+                self.set_extra_state(state_dict[extra_key])
+            elif strict:
+                missing_keys.append(extra_key)
+        elif strict and extra_key in state_dict:
+            unexpected_keys.append(extra_key)
+        if strict:
+            for key in state_dict:
+                if not key.startswith(prefix) or key == extra_key:
+                    continue
+                head, dot, _ = key[len(prefix):].partition(".")
+                if head not in (self._modules if dot else local_state):
+                    unexpected_keys.append(key)
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copies the tensors of state_dict into this module's parameters and persistent buffers, and
+        hands each module's "_extra_state" entry to its set_extra_state.
+
+        Every size must match. With strict (the default), a name missing from state_dict or one
+        state_dict has that the module lacks is an error too; otherwise they are returned as
+        (missing_keys, unexpected_keys). assign=True replaces the tensors instead of copying into them
+        (a parameter keeps the module's requires_grad). Per module: the load pre-hooks run, its
+        entries are loaded (_load_from_state_dict), the children are visited, then its post-hooks run.
+        """
+        if not hasattr(state_dict, "items"):
+            raise TypeError(f"[load_state_dict] expected a dict-like object, got {type(state_dict).__name__}")
+        missing, unexpected, errors = [], [], []
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = collections.OrderedDict(state_dict)  # (the hooks may change it: the caller's stays)
+
+        def load(module, local_state_dict, prefix):
+            local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
+            if assign:
+                local_metadata["assign_to_params_buffers"] = True
+            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing, unexpected,
+                                         errors)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    load(child, {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)},
+                         child_prefix)
+            keys = _IncompatibleKeys(missing, unexpected)
+            for hook in list(module._load_state_dict_post_hooks.values()):
+                if hook(module, keys) is not None:
+                    raise AssertionError("[load_state_dict] a hook registered with register_load_state_dict_post_hook "
+                                         "must return None (it may change incompatible_keys in place)")
+
+        load(self, state_dict, "")
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ".")
@@ -516,6 +681,22 @@ class Module:
         if len(lines) == 1 and not self._modules:
             return f"{self._get_name()}({lines[0]})"
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
+
+# The hook stores of state_dict and load_state_dict, keyed by handle id (Module.__init__ makes them).
+_STATE_HOOK_STORES = ("_state_dict_pre_hooks", "_state_dict_hooks", "_load_state_dict_pre_hooks",
+                      "_load_state_dict_post_hooks")
+
+
+def _add_plain_hook(store, entry):
+    handle = RemovableHandle(store)
+    store[handle.id] = entry
+    return handle
+
+
+def _overrides(module, name):
+    """Whether module's class defines its own `name` (get_extra_state / set_extra_state)."""
+    return getattr(type(module), name, None) is not getattr(Module, name)
 
 
 def _type_name(v):

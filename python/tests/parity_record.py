@@ -1,0 +1,33 @@
+"""What the *_parity.py scripts share: the same `facts(torch_or_ember)` code is run with PyTorch once
+(`<a Python with torch> python/tests/<name>_parity.py --record` writes its answers to a JSON file under
+data/) and with Ember by the tests, which compare against that file (torch is never imported there)."""
+import json
+import sys
+
+
+def record_main(facts, data, doc, argv=None):
+    """The scripts' command line: with --record, runs facts(torch) and writes the answers to data."""
+    argv = sys.argv[1:] if argv is None else argv
+    if "--record" not in argv:
+        raise SystemExit(doc)
+    import torch  # noqa: PLC0415 - only when recording
+    res = facts(torch)
+    res["_recorded_with"] = f"torch {torch.__version__}"
+    with open(data, "w") as f:
+        json.dump(res, f, indent=1, sort_keys=True)
+    print(f"wrote {len(res) - 1} facts to {data}")
+
+
+def raises(fn):
+    """The name of the exception type fn() raises (the fact to compare), or None."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the type is the fact
+        return type(e).__name__
+    return None
+
+
+def recorded(data):
+    """The recorded answers of data (without the "_recorded_with" note)."""
+    with open(data) as f:
+        return {k: v for k, v in json.load(f).items() if not k.startswith("_")}
