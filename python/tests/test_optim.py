@@ -271,8 +271,8 @@ def test_lbfgs_matches_torch_optim(kwargs, want):
         assert [-d / (2 * c) for c, d in zip(C, D)] == pytest.approx(want[-1], abs=1e-4)
     with pytest.raises(RuntimeError, match="needs a closure"):
         opt.step()
-    with pytest.raises(NotImplementedError, match="strong_wolfe"):
-        optim.LBFGS([p], line_search_fn="strong_wolfe")
+    with pytest.raises(ValueError, match="line_search_fn"):
+        optim.LBFGS([p], line_search_fn="wolfe")
 
 
 def test_reduce_lr_on_plateau_matches_torch():
