@@ -599,27 +599,59 @@ _T.unique = unique
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, device=None, requires_grad=False):
     """Samples of N(mean, std): mean and std tensors (broadcast) or numbers; with two numbers, `size` gives the
     shape. Drawn as PyTorch draws them (standard normals scaled and shifted, or normal_(mean, std)), so a
-    seeded generator gives PyTorch's values. Unlike PyTorch the result records no graph (PyTorch's gradients
-    of normal are zero)."""
+    seeded generator gives PyTorch's values.
+
+    Where a mean or std tensor requires grad (in grad mode) the result records a grad_fn, NormalBackward1
+    (tensor mean), 2 (tensor std) or 3 (both) as PyTorch names them, whose gradients are zero as PyTorch
+    2.15's are: the samples are not differentiated through (the reparameterised gradient, grad for mean and
+    grad * (out - mean) / std for std, is what (mean + std * ember.randn_like(std)) gives)."""
     tensors = _builtins.isinstance(mean, Tensor), _builtins.isinstance(std, Tensor)
-    with no_grad():
-        if tensors[1] and std.numel() and _builtins.bool((std < 0).any()):
-            raise RuntimeError("[normal] normal expects all elements of std >= 0.0")
-        if not tensors[1] and std < 0:
-            raise RuntimeError(f"[normal] normal expects std >= 0.0, but found std {std}")
-        if tensors[0] and tensors[1]:
-            shape = broadcast_shapes(mean.shape, std.shape)
-            r = _C.empty(shape, dtype=result_type(mean, std), device=mean.device)
-            r.normal_(0.0, 1.0, generator=generator).mul_(std).add_(mean)
-        elif tensors[0]:
-            r = _C.empty_like(mean).normal_(0.0, std, generator=generator).add_(mean)
-        elif tensors[1]:
-            r = _C.empty_like(std).normal_(0.0, 1.0, generator=generator).mul_(std).add_(mean)
-        else:
-            if size is None:
-                raise TypeError("[normal] with a number mean and std, size is required")
-            r = _C.empty(size, dtype=dtype, device=device).normal_(mean, std, generator=generator)
-    if requires_grad:
+    if tensors[1] and std.numel() and _builtins.bool((std < 0).any()):
+        raise RuntimeError("[normal] normal expects all elements of std >= 0.0")
+    if not tensors[1] and std < 0:
+        raise RuntimeError(f"[normal] normal expects std >= 0.0, but found std {std}")
+    if not tensors[0] and not tensors[1] and size is None:
+        raise TypeError("[normal] with a number mean and std, size is required")
+
+    def draw(mean, std, generator):
+        with no_grad():
+            if tensors[0] and tensors[1]:
+                r = _C.empty(broadcast_shapes(mean.shape, std.shape), dtype=result_type(mean, std),
+                             device=mean.device)
+                return r.normal_(0.0, 1.0, generator=generator).mul_(std).add_(mean)
+            if tensors[0]:
+                return _C.empty_like(mean).normal_(0.0, std, generator=generator).add_(mean)
+            if tensors[1]:
+                return _C.empty_like(std).normal_(0.0, 1.0, generator=generator).mul_(std).add_(mean)
+            return _C.empty(size, dtype=dtype, device=device).normal_(mean, std, generator=generator)
+
+    graph = is_grad_enabled() and _builtins.any(t and x.requires_grad for t, x in zip(tensors, (mean, std)))
+    if not graph:
+        r = draw(mean, std, generator)
+    elif out is not None:
+        raise RuntimeError("[normal] normal(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    else:
+        kind = 3 if tensors[0] and tensors[1] else 1 if tensors[0] else 2
+        node = normal.__dict__.setdefault("_functions", {}).get(kind)
+        if node is None:  # (made once per kind: an autograd Function whose gradients are zero)
+            from .autograd.function import BackwardCFunction, Function
+
+            def forward(ctx, mean, std, generator, draw):
+                ctx.specs = [(x.shape, x.dtype, x.device) if _builtins.isinstance(x, Tensor) else None
+                             for x in (mean, std)]
+                return draw(mean, std, generator)
+
+            def backward(ctx, grad):
+                return tuple(_C.zeros(sp[0], dtype=sp[1], device=sp[2]) if sp is not None and need else None
+                             for sp, need in zip(ctx.specs, ctx.needs_input_grad)) + (None, None)
+
+            node = type("Normal", (Function,),
+                        {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+            node._backward_cls = type(f"NormalBackward{kind}", (BackwardCFunction,), {"_forward_cls": node})
+            normal._functions[kind] = node
+        r = node.apply(mean, std, generator, draw)
+    if requires_grad and r.grad_fn is None:
         r.requires_grad_()
     if out is not None:
         return out.resize_(r.shape).copy_(r)
