@@ -6,6 +6,7 @@ Each function maps PyTorch's Python signature onto the generated op of ops.yaml 
 import math as _math
 
 from .. import _C
+from .. import no_grad as _no_grad
 from .._C import Tensor
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -252,7 +253,7 @@ def _embedding_renorm(weight, input, max_norm, norm_type, op):
         raise RuntimeError(f"[{op}] expected int64 or int32 indices; got {input.dtype}")
     if input.numel() == 0:
         return
-    with _NoGrad():
+    with _no_grad():
         rows = _C._unique(input.reshape(-1).long(), True)[0]
         if int(rows[0]) < 0 or int(rows[-1]) >= weight.size(0):
             return  # the lookup itself reports indices out of range
@@ -260,15 +261,6 @@ def _embedding_renorm(weight, input, max_norm, norm_type, op):
         norms = picked.norm(norm_type, 1, True)
         scale = _C.where(norms > max_norm, max_norm / (norms + 1e-7), _C.ones_like(norms))
         weight[rows] = picked * scale
-
-
-class _NoGrad:
-    def __enter__(self):
-        self.prev = _C.is_grad_enabled()
-        _C._set_grad_enabled(False)
-
-    def __exit__(self, *exc):
-        _C._set_grad_enabled(self.prev)
 
 
 def one_hot(tensor, num_classes=-1):
@@ -677,7 +669,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
                              f"size {list(input.shape)}")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"[gaussian_nll_loss] {reduction} is not a valid value for reduction")
-    with _NoGrad():
+    with _no_grad():
         shift = _C.clamp_min(var, eps) - var
     var = var + shift
     loss = 0.5 * (_C.log(var) + (input - target) ** 2 / var)

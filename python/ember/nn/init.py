@@ -3,16 +3,7 @@ import math
 import warnings
 
 from .. import _C
-
-
-class _no_grad:
-    def __enter__(self):
-        self._prev = _C.is_grad_enabled()
-        _C._set_grad_enabled(False)
-
-    def __exit__(self, *exc):
-        _C._set_grad_enabled(self._prev)
-        return False
+from .. import no_grad as _no_grad
 
 
 def calculate_gain(nonlinearity, param=None):

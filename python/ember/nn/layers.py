@@ -230,6 +230,18 @@ class AdaptiveAvgPool2d(_Pool):
 
 
 # ---------------------------------------------------------------- normalization
+def _register_running_stats(module, num_features, track, device, dtype):
+    """The buffers of batch and instance norm: running_mean (zeros), running_var (ones) and
+    num_batches_tracked (an int64 0), or all three None without track."""
+    if track:
+        module.register_buffer("running_mean", _C.zeros([num_features], dtype=dtype, device=device))
+        module.register_buffer("running_var", _C.ones([num_features], dtype=dtype, device=device))
+        module.register_buffer("num_batches_tracked", _C.zeros([], dtype=_C.int64, device=device))
+    else:
+        for name in ("running_mean", "running_var", "num_batches_tracked"):
+            module.register_buffer(name, None)
+
+
 class _BatchNorm(Module):
     _dims = (2, 3)
 
@@ -247,14 +259,7 @@ class _BatchNorm(Module):
             self.bias = Parameter(_empty(num_features, device=device, dtype=dtype))
         else:
             self.register_parameter("bias", None)
-        if track_running_stats:
-            self.register_buffer("running_mean", _C.zeros([num_features], dtype=dtype, device=device))
-            self.register_buffer("running_var", _C.ones([num_features], dtype=dtype, device=device))
-            self.register_buffer("num_batches_tracked", _C.zeros([], dtype=_C.int64, device=device))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
+        _register_running_stats(self, num_features, track_running_stats, device, dtype)
         self.reset_parameters()
 
     def reset_running_stats(self):

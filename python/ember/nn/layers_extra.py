@@ -5,7 +5,7 @@ import math
 from .. import _C
 from . import functional as F
 from . import init
-from .layers import _ConvNd, _Dropout, _tuple
+from .layers import _ConvNd, _Dropout, _register_running_stats, _tuple
 from .loss import _Loss, _WeightedLoss
 from .module import Module
 from .parameter import Parameter
@@ -353,14 +353,7 @@ class _InstanceNorm(Module):
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
-        if track_running_stats:
-            self.register_buffer("running_mean", _C.zeros([num_features], **opts))
-            self.register_buffer("running_var", _C.ones([num_features], **opts))
-            self.register_buffer("num_batches_tracked", _C.zeros([], dtype=_C.int64, device=device))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
+        _register_running_stats(self, num_features, track_running_stats, device, dtype)
 
     def forward(self, input):
         if input.dim() not in self._dims + (self._dims[0] - 1,):

@@ -8,6 +8,7 @@ import collections
 import itertools
 
 from .. import _C
+from .. import no_grad as _no_grad
 from .._C import Tensor
 from .parameter import Parameter, Buffer
 
@@ -318,13 +319,13 @@ class Module:
             for name, p in list(m._parameters.items()):
                 if p is None:
                     continue
-                with _C_no_grad():
+                with _no_grad():
                     q = fn(p)
                 if q is p or _same_tensor(q, p):
                     continue
                 new = Parameter(q, requires_grad=p.requires_grad)
                 if p.grad is not None:
-                    with _C_no_grad():
+                    with _no_grad():
                         new.grad = fn(p.grad)
                 m._parameters[name] = new
             for name, b in list(m._buffers.items()):
@@ -533,7 +534,7 @@ class Module:
                             src = Parameter(src, requires_grad=t.requires_grad)
                     setattr(self, name, src)
                 else:
-                    with _C_no_grad():
+                    with _no_grad():
                         t.copy_(src)
             except Exception as e:  # noqa: BLE001 - reported with the others
                 error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
@@ -706,16 +707,6 @@ def _type_name(v):
 def _same_tensor(a, b):
     return (isinstance(a, Tensor) and a.dtype == b.dtype and a.device == b.device
             and a.data_ptr() == b.data_ptr() and a.shape == b.shape and a.stride() == b.stride())
-
-
-class _C_no_grad:
-    def __enter__(self):
-        self._prev = _C.is_grad_enabled()
-        _C._set_grad_enabled(False)
-
-    def __exit__(self, *exc):
-        _C._set_grad_enabled(self._prev)
-        return False
 
 
 # Note [Module backward hooks]

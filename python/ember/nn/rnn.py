@@ -106,6 +106,58 @@ class RNNBase(Module):
         n = self.num_layers * (2 if self.bidirectional else 1)
         return [n, batch, self.proj_size or self.hidden_size], [n, batch, self.hidden_size]
 
+    def _initial_states(self, hx, batch, like, adjust=None):
+        """h_0 (and c_0 for LSTM): zeros like `like` without hx, else hx's (after adjust), size-checked."""
+        name = type(self).__name__
+        is_lstm = self.mode == "LSTM"
+        h_shape, c_shape = self._state_shapes(batch)
+        if hx is None:
+            h0 = _C.zeros(h_shape, dtype=like.dtype, device=like.device)
+            return h0, (_C.zeros(c_shape, dtype=like.dtype, device=like.device) if is_lstm else None)
+        h0, c0 = hx if is_lstm else (hx, None)
+        if adjust is not None:
+            h0, c0 = adjust(h0), (adjust(c0) if c0 is not None else None)
+        for t, what, shape in ((h0, "hidden", h_shape), (c0, "cell", c_shape)):
+            if t is not None and list(t.shape) != shape:
+                raise RuntimeError(f"[{name}] expected {what} size {tuple(shape)}, got {tuple(t.shape)}")
+        return h0, c0
+
+    def _check_input_size(self, input):
+        if input.size(-1) != self.input_size:
+            raise RuntimeError(f"[{type(self).__name__}] input.size(-1) must be equal to input_size. Expected "
+                               f"{self.input_size}, got {input.size(-1)}")
+
+    def _cell(self, x, h, c, w_hh, b_hh, w_hr):
+        """One time step of one layer and direction: the new (h, c) (c None unless LSTM)."""
+        if self.mode == "LSTM":
+            h, c = _lstm_step(x, h, c, w_hh, b_hh)
+            return (h if w_hr is None else F.linear(h, w_hr)), c
+        if self.mode == "GRU":
+            return _gru_step(x, h, w_hh, b_hh), None
+        return _rnn_step(x, h, w_hh, b_hh, self.mode == "RNN_RELU"), None
+
+    def _layers(self, x, h0, c0, direction, cat_dim):
+        """Runs the stacked layers over x (the time-major sequence, or packed data) from the states h0, c0.
+        direction(xw, h, c, (w_hh, b_hh, w_hr), reverse) runs one layer in one direction over xw, every
+        step's input product at once, and returns (its outputs, the last h, the last c); the directions'
+        outputs are joined along cat_dim. Returns (the last layer's output, h_n, c_n)."""
+        directions = 2 if self.bidirectional else 1
+        h_n, c_n = [], []
+        for layer in range(self.num_layers):
+            outputs = []
+            for d in range(directions):
+                w_ih, w_hh, b_ih, b_hh = self._weights(layer, d)
+                k = layer * directions + d
+                out, h, c = direction(F.linear(x, w_ih, b_ih), h0[k], c0[k] if c0 is not None else None,
+                                      (w_hh, b_hh, self._projection(layer, d)), d == 1)
+                outputs.append(out)
+                h_n.append(h)
+                c_n.append(c)
+            x = outputs[0] if directions == 1 else _C.cat(outputs, cat_dim)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                x = F.dropout(x, self.dropout, True)
+        return x, _C.stack(h_n, 0), (_C.stack(c_n, 0) if c0 is not None else None)
+
     def _run(self, input, hx):
         name = type(self).__name__
         is_lstm = self.mode == "LSTM"
@@ -116,57 +168,19 @@ class RNNBase(Module):
             input = input.unsqueeze(1)
         elif self.batch_first:
             input = input.transpose(0, 1)
-        if input.size(-1) != self.input_size:
-            raise RuntimeError(f"[{name}] input.size(-1) must be equal to input_size. Expected {self.input_size}, "
-                               f"got {input.size(-1)}")
+        self._check_input_size(input)
         seq_len, batch = input.size(0), input.size(1)
-        directions = 2 if self.bidirectional else 1
-        h_shape, c_shape = self._state_shapes(batch)
-        if hx is None:
-            h0 = _C.zeros(h_shape, dtype=input.dtype, device=input.device)
-            c0 = _C.zeros(c_shape, dtype=input.dtype, device=input.device) if is_lstm else None
-        else:
-            h0, c0 = hx if is_lstm else (hx, None)
-            if not batched:
-                h0 = h0.unsqueeze(1)
-                c0 = c0.unsqueeze(1) if c0 is not None else None
-            for t, what, shape in ((h0, "hidden", h_shape), (c0, "cell", c_shape)):
-                if t is not None and list(t.shape) != shape:
-                    raise RuntimeError(f"[{name}] expected {what} size {tuple(shape)}, got {tuple(t.shape)}")
-        h_n, c_n = [], []
-        layer_input = input
-        for layer in range(self.num_layers):
-            outputs = []
-            for d in range(directions):
-                w_ih, w_hh, b_ih, b_hh = self._weights(layer, d)
-                w_hr = self._projection(layer, d)
-                k = layer * directions + d
-                h = h0[k]
-                c = c0[k] if is_lstm else None
-                xw = F.linear(layer_input, w_ih, b_ih)  # every step's input product at once
-                steps = range(seq_len - 1, -1, -1) if d == 1 else range(seq_len)
-                out = [None] * seq_len
-                for t in steps:
-                    if is_lstm:
-                        h, c = _lstm_step(xw[t], h, c, w_hh, b_hh)
-                        if w_hr is not None:
-                            h = F.linear(h, w_hr)
-                    elif self.mode == "GRU":
-                        h = _gru_step(xw[t], h, w_hh, b_hh)
-                    else:
-                        h = _rnn_step(xw[t], h, w_hh, b_hh, self.mode == "RNN_RELU")
-                    out[t] = h
-                outputs.append(_C.stack(out, 0) if seq_len else _C.empty([0, batch, h_shape[2]],
-                                                                           dtype=input.dtype))
-                h_n.append(h)
-                if is_lstm:
-                    c_n.append(c)
-            layer_input = outputs[0] if directions == 1 else _C.cat(outputs, 2)
-            if self.dropout and self.training and layer < self.num_layers - 1:
-                layer_input = F.dropout(layer_input, self.dropout, True)
-        output = layer_input
-        h_n = _C.stack(h_n, 0)
-        c_n = _C.stack(c_n, 0) if is_lstm else None
+        h0, c0 = self._initial_states(hx, batch, input, None if batched else (lambda t: t.unsqueeze(1)))
+        width = self._state_shapes(batch)[0][2]
+
+        def direction(xw, h, c, weights, reverse):
+            out = [None] * seq_len
+            for t in (reversed(range(seq_len)) if reverse else range(seq_len)):
+                h, c = self._cell(xw[t], h, c, *weights)
+                out[t] = h
+            return (_C.stack(out, 0) if seq_len else _C.empty([0, batch, width], dtype=input.dtype)), h, c
+
+        output, h_n, c_n = self._layers(input, h0, c0, direction, 2)
         if not batched:
             output = output.squeeze(1)
             h_n = h_n.squeeze(1)
@@ -189,66 +203,33 @@ class RNNBase(Module):
         data, sizes = packed.data, [int(v) for v in packed.batch_sizes.tolist()]
         if data.dim() != 2:
             raise ValueError(f"[{name}] expected packed data with 2 dimensions, got {data.dim()}")
-        if data.size(-1) != self.input_size:
-            raise RuntimeError(f"[{name}] input.size(-1) must be equal to input_size. Expected {self.input_size}, "
-                               f"got {data.size(-1)}")
+        self._check_input_size(data)
         batch = sizes[0] if sizes else 0
-        directions = 2 if self.bidirectional else 1
-        h_shape, c_shape = self._state_shapes(batch)
-        if hx is None:
-            h0 = _C.zeros(h_shape, dtype=data.dtype, device=data.device)
-            c0 = _C.zeros(c_shape, dtype=data.dtype, device=data.device) if is_lstm else None
-        else:
-            h0, c0 = hx if is_lstm else (hx, None)
-            for t, what, shape in ((h0, "hidden", h_shape), (c0, "cell", c_shape)):
-                if t is not None and list(t.shape) != shape:
-                    raise RuntimeError(f"[{name}] expected {what} size {tuple(shape)}, got {tuple(t.shape)}")
-            if packed.sorted_indices is not None:  # the states follow the batch into its sorted order
-                h0 = h0.index_select(1, packed.sorted_indices)
-                c0 = c0.index_select(1, packed.sorted_indices) if is_lstm else None
+        h0, c0 = self._initial_states(hx, batch, data)
+        if hx is not None and packed.sorted_indices is not None:  # the states follow the batch into its sorted order
+            h0 = h0.index_select(1, packed.sorted_indices)
+            c0 = c0.index_select(1, packed.sorted_indices) if is_lstm else None
         starts = [0]
         for b in sizes:
             starts.append(starts[-1] + b)
-        h_n, c_n = [], []
-        layer_input = data
-        for layer in range(self.num_layers):
-            outputs = []
-            for d in range(directions):
-                w_ih, w_hh, b_ih, b_hh = self._weights(layer, d)
-                w_hr = self._projection(layer, d)
-                k = layer * directions + d
-                h = h0[k]
-                c = c0[k] if is_lstm else None
-                xw = F.linear(layer_input, w_ih, b_ih)
-                out = [None] * len(sizes)
-                for t in (range(len(sizes) - 1, -1, -1) if d == 1 else range(len(sizes))):
-                    b = sizes[t]
-                    x_t = xw[starts[t]:starts[t + 1]]
-                    if is_lstm:
-                        hb, cb = _lstm_step(x_t, h[:b], c[:b], w_hh, b_hh)
-                        if w_hr is not None:
-                            hb = F.linear(hb, w_hr)
-                        c = cb if b == batch else _C.cat([cb, c[b:]], 0)
-                    elif self.mode == "GRU":
-                        hb = _gru_step(x_t, h[:b], w_hh, b_hh)
-                    else:
-                        hb = _rnn_step(x_t, h[:b], w_hh, b_hh, self.mode == "RNN_RELU")
-                    h = hb if b == batch else _C.cat([hb, h[b:]], 0)
-                    out[t] = hb
-                outputs.append(_C.cat(out, 0) if out else _C.empty([0, h_shape[2]], dtype=data.dtype,
-                                                                   device=data.device))
-                h_n.append(h)
-                if is_lstm:
-                    c_n.append(c)
-            layer_input = outputs[0] if directions == 1 else _C.cat(outputs, 1)
-            if self.dropout and self.training and layer < self.num_layers - 1:
-                layer_input = F.dropout(layer_input, self.dropout, True)
-        h_n = _C.stack(h_n, 0)
-        c_n = _C.stack(c_n, 0) if is_lstm else None
+        width = self._state_shapes(batch)[0][2]
+
+        def direction(xw, h, c, weights, reverse):
+            out = [None] * len(sizes)
+            for t in (reversed(range(len(sizes))) if reverse else range(len(sizes))):
+                b = sizes[t]
+                hb, cb = self._cell(xw[starts[t]:starts[t + 1]], h[:b], c[:b] if c is not None else None, *weights)
+                h = hb if b == batch else _C.cat([hb, h[b:]], 0)
+                if cb is not None:
+                    c = cb if b == batch else _C.cat([cb, c[b:]], 0)
+                out[t] = hb
+            return (_C.cat(out, 0) if out else _C.empty([0, width], dtype=data.dtype, device=data.device)), h, c
+
+        output, h_n, c_n = self._layers(data, h0, c0, direction, 1)
         if packed.unsorted_indices is not None:
             h_n = h_n.index_select(1, packed.unsorted_indices)
             c_n = c_n.index_select(1, packed.unsorted_indices) if is_lstm else None
-        output = PackedSequence(layer_input, packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices)
+        output = PackedSequence(output, packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices)
         return output, ((h_n, c_n) if is_lstm else h_n)
 
     def extra_repr(self):

@@ -2,7 +2,7 @@
 import math
 
 from .. import _C
-from .optimizer import Optimizer, _use_grad_for_differentiable
+from .optimizer import Optimizer, _closure_loss, _use_grad_for_differentiable
 
 
 class Adam(Optimizer):
@@ -29,11 +29,7 @@ class Adam(Optimizer):
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
-        loss = None
-        if closure is not None:
-            from .. import enable_grad
-            with enable_grad():
-                loss = closure()
+        loss = _closure_loss(closure)
         for group in self.param_groups:
             lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
             wd, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]

@@ -4,7 +4,7 @@ line_search_fn="strong_wolfe", a step that satisfies the strong Wolfe conditions
 import math
 
 from .. import _C
-from .optimizer import Optimizer, _use_grad_for_differentiable
+from .optimizer import Optimizer, _closure_loss, _use_grad_for_differentiable
 
 
 class _Probe:
@@ -152,11 +152,9 @@ class LBFGS(Optimizer):
     def step(self, closure=None):
         if closure is None:
             raise RuntimeError("[LBFGS] step() needs a closure that reevaluates the model and returns the loss")
-        from .. import enable_grad
 
         def evaluate():
-            with enable_grad():
-                return closure()
+            return _closure_loss(closure)
 
         if not self._params:
             return evaluate()

@@ -3,6 +3,7 @@ import copy
 import functools
 
 from .. import _C
+from .. import enable_grad as _enable_grad, no_grad as _no_grad
 from .._C import Tensor
 
 
@@ -14,14 +15,12 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
-class _no_grad:
-    def __enter__(self):
-        self._prev = _C.is_grad_enabled()
-        _C._set_grad_enabled(False)
-
-    def __exit__(self, *exc):
-        _C._set_grad_enabled(self._prev)
-        return False
+def _closure_loss(closure):
+    """What closure() returns, evaluated with grad mode on (step() itself runs without); None for no closure."""
+    if closure is None:
+        return None
+    with _enable_grad():
+        return closure()
 
 
 def _use_grad_for_differentiable(step):

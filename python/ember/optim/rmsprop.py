@@ -2,15 +2,7 @@
 import math
 
 from .. import _C
-from .optimizer import Optimizer, _use_grad_for_differentiable
-
-
-def _closure_loss(closure):
-    if closure is None:
-        return None
-    from .. import enable_grad
-    with enable_grad():
-        return closure()
+from .optimizer import Optimizer, _closure_loss, _use_grad_for_differentiable
 
 
 class RMSprop(Optimizer):

@@ -1,5 +1,5 @@
 """Stochastic gradient descent with momentum, dampening, Nesterov momentum and weight decay."""
-from .optimizer import Optimizer, required, _use_grad_for_differentiable
+from .optimizer import Optimizer, required, _closure_loss, _use_grad_for_differentiable
 
 
 class SGD(Optimizer):
@@ -21,11 +21,7 @@ class SGD(Optimizer):
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
-        loss = None
-        if closure is not None:
-            from .. import enable_grad
-            with enable_grad():
-                loss = closure()
+        loss = _closure_loss(closure)
         for group in self.param_groups:
             lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
             wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
