@@ -287,6 +287,31 @@ def test_containers():
     assert [n for n, _ in pl.named_parameters()] == ["0", "1"] and pl[1].requires_grad
 
 
+def test_dict_containers_share_the_dict_protocol():
+    # what torch 2.15.0's ParameterDict/ModuleDict do: pop returns the entry, clear empties, a missing key is a
+    # KeyError
+    pd = nn.ParameterDict({"x": ember.ones(2), "y": ember.zeros(1)})
+    assert type(pd.pop("x")).__name__ == "Parameter" and list(pd) == ["y"] and len(pd) == 1
+    pd.clear()
+    assert len(pd) == 0 and list(pd.parameters()) == []
+    md = nn.ModuleDict({"a": nn.ReLU(), "b": nn.Linear(1, 1)})
+    for bad in (lambda: md.pop("q"), lambda: md.__delitem__("q"), lambda: pd.__delitem__("q")):
+        with pytest.raises(KeyError):
+            bad()
+    del md["a"]
+    md.update([("c", nn.Tanh())])
+    assert list(md.keys()) == ["b", "c"] and [type(m).__name__ for m in md.values()] == ["Linear", "Tanh"]
+    assert dict(md.items())["b"] is md["b"] and "c" in md and "a" not in md
+    seq = nn.Sequential(nn.ReLU(), nn.Tanh(), nn.Sigmoid())
+    seq.insert(1, nn.Linear(1, 1))
+    del seq[0]
+    assert [(n, type(m).__name__) for n, m in seq.named_children()] == [("0", "Linear"), ("1", "Tanh"),
+                                                                        ("2", "Sigmoid")]
+    ml = nn.ModuleList([nn.ReLU(), nn.Tanh(), nn.Sigmoid()])
+    del ml[0:2]
+    assert [(n, type(m).__name__) for n, m in ml.named_children()] == [("0", "Sigmoid")]
+
+
 # ================================================================ layers against float64 formulas
 def test_linear_forward():
     lin = nn.Linear(3, 2).double()

@@ -6,6 +6,13 @@ from .module import Module
 from .parameter import Parameter
 
 
+def _renumber(container, modules):
+    """Makes modules the children of a Sequential or ModuleList under the names "0".."n-1"."""
+    container._modules.clear()
+    for i, m in enumerate(modules):
+        container._modules[str(i)] = m
+
+
 class Sequential(Module):
     """Calls its modules in order, each on the previous one's output: Sequential(a, b, c) or
     Sequential(OrderedDict(name=module, ...))."""
@@ -41,11 +48,7 @@ class Sequential(Module):
                 delattr(self, key)
         else:
             delattr(self, list(self._modules.keys())[self._index(idx)])
-        # keep the names 0..n-1
-        items = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self._modules[str(i)] = m
+        _renumber(self, list(self._modules.values()))
 
     def __len__(self):
         return len(self._modules)
@@ -72,9 +75,7 @@ class Sequential(Module):
             index += n
         items = list(self._modules.values())
         items.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self._modules[str(i)] = m
+        _renumber(self, items)
         return self
 
     def forward(self, input):
@@ -109,9 +110,7 @@ class ModuleList(Module):
     def __delitem__(self, idx):
         items = list(self._modules.values())
         del items[idx if isinstance(idx, slice) else int(self._index(idx))]
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self._modules[str(i)] = m
+        _renumber(self, items)
 
     def __len__(self):
         return len(self._modules)
@@ -165,51 +164,60 @@ class ModuleList(Module):
         return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
 
 
-class ModuleDict(Module):
+class _StoreDict:
+    """The dict protocol of ModuleDict and ParameterDict over the Module store that _store names; each
+    class registers what __setitem__ is given its own way."""
+    _store = None
+
+    def __getitem__(self, key):
+        return self.__dict__[self._store][key]
+
+    def __delitem__(self, key):
+        del self.__dict__[self._store][key]
+
+    def __len__(self):
+        return len(self.__dict__[self._store])
+
+    def __iter__(self):
+        return iter(self.__dict__[self._store])
+
+    def __contains__(self, key):
+        return key in self.__dict__[self._store]
+
+    def clear(self):
+        for key in list(self.keys()):
+            del self[key]
+
+    def pop(self, key):
+        value = self[key]
+        del self[key]
+        return value
+
+    def keys(self):
+        return self.__dict__[self._store].keys()
+
+    def items(self):
+        return self.__dict__[self._store].items()
+
+    def values(self):
+        return self.__dict__[self._store].values()
+
+    def update(self, pairs):
+        for key, value in (pairs.items() if hasattr(pairs, "items") else pairs):
+            self[key] = value
+
+
+class ModuleDict(_StoreDict, Module):
     """A dict of modules by name, registered in insertion order."""
+    _store = "_modules"
 
     def __init__(self, modules=None):
         super().__init__()
         if modules is not None:
             self.update(modules)
 
-    def __getitem__(self, key):
-        return self._modules[key]
-
     def __setitem__(self, key, module):
         self.add_module(key, module)
-
-    def __delitem__(self, key):
-        del self._modules[key]
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules)
-
-    def __contains__(self, key):
-        return key in self._modules
-
-    def clear(self):
-        self._modules.clear()
-
-    def pop(self, key):
-        return self._modules.pop(key)
-
-    def keys(self):
-        return self._modules.keys()
-
-    def items(self):
-        return self._modules.items()
-
-    def values(self):
-        return self._modules.values()
-
-    def update(self, modules):
-        pairs = modules.items() if hasattr(modules, "items") else modules
-        for key, module in pairs:
-            self[key] = module
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("[ModuleDict] is not callable: index it in your forward")
@@ -252,42 +260,14 @@ class ParameterList(Module):
                          for i, p in enumerate(self))
 
 
-class ParameterDict(Module):
+class ParameterDict(_StoreDict, Module):
     """A dict of parameters by name."""
+    _store = "_parameters"
 
     def __init__(self, parameters=None):
         super().__init__()
         if parameters is not None:
             self.update(parameters)
 
-    def __getitem__(self, key):
-        return self._parameters[key]
-
     def __setitem__(self, key, value):
         self.register_parameter(key, value if isinstance(value, Parameter) else Parameter(value))
-
-    def __delitem__(self, key):
-        del self._parameters[key]
-
-    def __len__(self):
-        return len(self._parameters)
-
-    def __iter__(self):
-        return iter(self._parameters)
-
-    def __contains__(self, key):
-        return key in self._parameters
-
-    def keys(self):
-        return self._parameters.keys()
-
-    def items(self):
-        return self._parameters.items()
-
-    def values(self):
-        return self._parameters.values()
-
-    def update(self, parameters):
-        pairs = parameters.items() if hasattr(parameters, "items") else parameters
-        for k, v in pairs:
-            self[k] = v
