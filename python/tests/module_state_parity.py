@@ -289,6 +289,24 @@ def facts(torch):
     r = twice_m.load_state_dict({"0.weight": torch.zeros(1, 1), "0.bias": torch.zeros(1)}, strict=False)
     out["shared_module_missing"] = [list(r.missing_keys), list(r.unexpected_keys)]
 
+    # ---------------------------------------------------------------- batch norm's version 2 (num_batches_tracked)
+    net = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2), nn.InstanceNorm1d(2, track_running_stats=True))
+    out["norm_metadata"] = {k: dict(v) for k, v in net.state_dict()._metadata.items()}
+    old = {k: v for k, v in net.state_dict().items() if not k.endswith("num_batches_tracked")}
+    fresh = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2), nn.InstanceNorm1d(2, track_running_stats=True))
+    fresh[1].num_batches_tracked.fill_(5)
+    r = fresh.load_state_dict(old)
+    out["norm_load_without_count"] = [list(r.missing_keys), list(r.unexpected_keys),
+                                      int(fresh[1].num_batches_tracked), int(fresh[2].num_batches_tracked)]
+    with_meta = collections.OrderedDict(old)
+    with_meta._metadata = net.state_dict()._metadata
+    out["norm_load_without_count_version_2"] = error_lines(lambda: fresh.load_state_dict(with_meta))
+    with_meta._metadata = {k: {"version": 1} for k in net.state_dict()._metadata}
+    out["norm_load_without_count_version_1"] = error_lines(lambda: fresh.load_state_dict(with_meta))
+    untracked = nn.BatchNorm1d(2, track_running_stats=False)
+    out["norm_untracked_load"] = error_lines(lambda: untracked.load_state_dict({"weight": torch.ones(2),
+                                                                               "bias": torch.zeros(2)}))
+
     # ---------------------------------------------------------------- to_empty
     lin = nn.Linear(3, 2)
     before = [lin.weight, lin.bias]

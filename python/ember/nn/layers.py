@@ -242,7 +242,23 @@ def _register_running_stats(module, num_features, track, device, dtype):
             module.register_buffer(name, None)
 
 
-class _BatchNorm(Module):
+class _NormBase(Module):
+    """What batch and instance norm share: state_dict version 2, the one that added num_batches_tracked."""
+    _version = 2
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        version = local_metadata.get("version")
+        key = prefix + "num_batches_tracked"
+        if (version is None or version < 2) and self.track_running_stats and key not in state_dict:
+            # an older (or metadata-less) checkpoint without the count keeps the module's own
+            state_dict[key] = (self.num_batches_tracked if self.num_batches_tracked is not None
+                               else _C.zeros([], dtype=_C.int64))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+
+class _BatchNorm(_NormBase):
     _dims = (2, 3)
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,

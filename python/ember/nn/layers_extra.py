@@ -5,7 +5,7 @@ import math
 from .. import _C
 from . import functional as F
 from . import init
-from .layers import _ConvNd, _Dropout, _register_running_stats, _tuple
+from .layers import _ConvNd, _Dropout, _NormBase, _register_running_stats, _tuple
 from .loss import _Loss, _WeightedLoss
 from .module import Module
 from .parameter import Parameter
@@ -338,7 +338,7 @@ class PairwiseDistance(Module):
         return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
 
 
-class _InstanceNorm(Module):
+class _InstanceNorm(_NormBase):
     _dims = (3,)
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
