@@ -31,3 +31,27 @@ def recorded(data):
     """The recorded answers of data (without the "_recorded_with" note)."""
     with open(data) as f:
         return {k: v for k, v in json.load(f).items() if not k.startswith("_")}
+
+
+def parity_tests(script, expected=None):
+    """The tests a test module takes from a parity script (bind them: `ours, test_same_names,
+    test_matches_pytorch = parity_tests(script)`): a module-scoped fixture with Ember's facts, the same
+    names as recorded, and each recorded fact equal to Ember's (or to expected(key, recorded value))."""
+    import pytest  # noqa: PLC0415 - (the scripts themselves run without pytest when recording)
+
+    import ember  # noqa: PLC0415
+    want = recorded(script.DATA)
+
+    @pytest.fixture(scope="module")
+    def ours():
+        return script.facts(ember)
+
+    def test_same_names(ours):
+        assert set(ours) == set(want)
+
+    @pytest.mark.parametrize("key", sorted(want))
+    def test_matches_pytorch(ours, key):
+        w = want[key] if expected is None else expected(key, want[key])
+        assert ours[key] == w, f"{key}: Ember gives {ours[key]!r}, PyTorch {w!r}"
+
+    return ours, test_same_names, test_matches_pytorch

@@ -5,23 +5,9 @@ import pytest
 
 import ember
 import default_dtype_parity
-from parity_record import recorded
+from parity_record import parity_tests
 
-RECORDED = recorded(default_dtype_parity.DATA)
-
-
-@pytest.fixture(scope="module")
-def ours():
-    return default_dtype_parity.facts(ember)
-
-
-def test_same_names(ours):
-    assert set(ours) == set(RECORDED)
-
-
-@pytest.mark.parametrize("key", sorted(RECORDED))
-def test_matches_pytorch(ours, key):
-    assert ours[key] == RECORDED[key]
+ours, test_same_names, test_matches_pytorch = parity_tests(default_dtype_parity)
 
 
 def test_the_default_is_the_librarys_and_is_put_back():

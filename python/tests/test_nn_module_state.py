@@ -10,7 +10,7 @@ import pytest
 import ember
 import module_state_parity
 from ember import nn
-from parity_record import recorded
+from parity_record import parity_tests, recorded
 
 RECORDED = recorded(module_state_parity.DATA)
 
@@ -30,19 +30,8 @@ def _normalise(v):
     return v
 
 
-@pytest.fixture(scope="module")
-def ours():
-    return module_state_parity.facts(ember)
-
-
-def test_same_names(ours):
-    assert set(ours) == set(RECORDED)
-
-
-@pytest.mark.parametrize("key", sorted(RECORDED))
-def test_matches_pytorch(ours, key):
-    want = DIFFERENT.get(key, _normalise(RECORDED[key]))
-    assert ours[key] == want
+ours, test_same_names, test_matches_pytorch = parity_tests(
+    module_state_parity, lambda key, value: DIFFERENT.get(key, _normalise(value)))
 
 
 def test_differences_are_still_differences():

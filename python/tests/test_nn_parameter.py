@@ -10,23 +10,9 @@ import pytest
 
 import ember
 import parameter_parity
-from parity_record import recorded
+from parity_record import parity_tests
 
-RECORDED = recorded(parameter_parity.DATA)
-
-
-@pytest.fixture(scope="module")
-def ours():
-    return parameter_parity.facts(ember)
-
-
-def test_same_names(ours):
-    assert set(ours) == set(RECORDED)
-
-
-@pytest.mark.parametrize("key", sorted(RECORDED))
-def test_matches_pytorch(ours, key):
-    assert ours[key] == RECORDED[key]
+ours, test_same_names, test_matches_pytorch = parity_tests(parameter_parity)
 
 
 def test_a_parameter_is_an_instance_of_the_subclass():

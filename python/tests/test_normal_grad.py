@@ -5,23 +5,9 @@ import pytest
 
 import ember
 import normal_parity
-from parity_record import recorded
+from parity_record import parity_tests
 
-RECORDED = recorded(normal_parity.DATA)
-
-
-@pytest.fixture(scope="module")
-def ours():
-    return normal_parity.facts(ember)
-
-
-def test_same_names(ours):
-    assert set(ours) == set(RECORDED)
-
-
-@pytest.mark.parametrize("key", sorted(RECORDED))
-def test_matches_pytorch(ours, key):
-    assert ours[key] == RECORDED[key]
+ours, test_same_names, test_matches_pytorch = parity_tests(normal_parity)
 
 
 def test_gradients_are_zero_not_the_sampling_path():
