@@ -43,8 +43,9 @@ def _strong_wolfe(probe, start, t, d_max, max_evals, tolerance_change, c1=1e-4, 
 
         f(t) <= f(0) + c1 t f'(0)    (sufficient decrease)    and    |f'(t)| <= c2 |f'(0)|    (curvature)
 
-    found by N&W's algorithm 3.5: steps grow (by cubic interpolation, between 1.01 and 10 times the
-    last) until one satisfies both or an interval is known to hold such steps; then algorithm 3.6
+    found by N&W's algorithm 3.5: steps grow (by cubic interpolation, from the last step plus a hundredth
+    of the last increase up to 10 times the last step) until one satisfies both or an interval is known
+    to hold such steps; then algorithm 3.6
     ("zoom") shrinks that interval by cubic interpolation, keeping each trial at least a tenth of the
     interval from its ends when the last trial was already that close. probe(t) evaluates the loss
     at t; start is the probe at t = 0; d_max = max |d| (the interval is too small once its length
