@@ -179,9 +179,24 @@ EMBER_HOST_DEVICE inline T trunc_div(T a, T b) {
   }
 }
 /// Floor division (torch.floor_divide): rounds toward negative infinity.
+///
+/// Floating point: Python's float `//` (and libtorch's), not floor(a / b). The quotient is taken from
+/// a - fmod(a, b), a multiple of b that is exact, so a rounded-up a / b cannot lift the result past
+/// the true floor (1.0 // 0.1 is 9, floor(1.0 / 0.1) is 10); the remainder's sign moves it down by
+/// one where a and b differ in sign, and a quotient within 1/2 of the next integer (rounding in the
+/// division) is snapped to it. An infinite a gives NaN (fmod(inf, b) is NaN), a zero b gives a / b,
+/// and a zero quotient takes the sign of a / b.
 template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
 EMBER_HOST_DEVICE inline T floor_div(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) return floor(a / b);
+  if constexpr (std::is_floating_point_v<T>) {
+    if (b == 0) return a / b;
+    const T m = std::is_same_v<T, float> ? ::fmodf(a, b) : ::fmod(a, b);
+    T q = (a - m) / b;
+    if (m != 0 && ((b < 0) != (m < 0))) q -= 1;
+    if (q == 0) return std::is_same_v<T, float> ? ::copysignf(0.0f, a / b) : ::copysign(0.0, a / b);
+    const T f = floor(q);
+    return q - f > T(0.5) ? f + 1 : f;
+  }
   else if constexpr (std::is_same_v<T, bool>) return a;
   else {
     if (b == 0) return 0;  // guarded by a check before the kernel runs
