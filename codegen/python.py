@@ -338,14 +338,14 @@ OPERATORS = (
     ("__eq__", "eq", "Eq"), ("__ne__", "ne", "Ne"),
     ("__lt__", "lt", "Plain"), ("__le__", "le", "Plain"), ("__gt__", "gt", "Plain"), ("__ge__", "ge", "Plain"),
     ("__iand__", "bitwise_and_", "Plain"), ("__ior__", "bitwise_or_", "Plain"), ("__ixor__", "bitwise_xor_", "Plain"),
-    ("__imod__", "remainder_", "Plain"), ("__ipow__", "pow_", "Plain"),
+    ("__imod__", "remainder_", "Plain"), ("__ipow__", "pow_", "Plain"), ("__ifloordiv__", "floor_divide_", "Plain"),
     ("__rand__", "bitwise_and", "Plain"), ("__ror__", "bitwise_or", "Plain"), ("__rxor__", "bitwise_xor", "Plain"),
 )
 
 # The operators python/ember/__init__.py wraps so that a Python number becomes a 0-dim tensor first
 # (the bitwise ops of ops.yaml take tensors only): their stubs also take a Number.
 NUMBER_WRAPPED = {"__and__", "__or__", "__xor__", "__rand__", "__ror__", "__rxor__", "__iand__", "__ior__",
-                  "__ixor__", "__floordiv__"}
+                  "__ixor__"}
 
 HAND_STUB = "PythonStubTensor.pyi.j2"
 

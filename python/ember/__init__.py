@@ -82,9 +82,8 @@ for _name, _fn in {
 
 
 def _bitwise(entry):
-    # The bitwise ops and floor_divide of ops.yaml take tensors only: a Python number becomes a
-    # 0-dim tensor first (PyTorch has Scalar overloads; the 0-dim tensor promotes as its wrapped
-    # number would: float32 // 2 is float32, int32 // 2.5 float32, float16 // 2.5 float16).
+    # The bitwise ops of ops.yaml take tensors only: a Python number becomes a 0-dim tensor first
+    # (PyTorch has Scalar overloads; the 0-dim tensor promotes as its wrapped number would).
     def op(self, other, *args, **kwargs):
         n = _number(self, other)
         return entry(self, other if n is None else n, *args, **kwargs)
@@ -92,8 +91,7 @@ def _bitwise(entry):
     return op
 
 
-for _name in ("__and__", "__or__", "__xor__", "__rand__", "__ror__", "__rxor__", "__iand__", "__ior__", "__ixor__",
-              "__floordiv__", "floor_divide"):
+for _name in ("__and__", "__or__", "__xor__", "__rand__", "__ror__", "__rxor__", "__iand__", "__ior__", "__ixor__"):
     setattr(_T, _name, _bitwise(_T.__dict__[_name]))
 
 _T.__hash__ = object.__hash__
@@ -691,13 +689,6 @@ def chain_matmul(*matrices, out=None):
     """The product of the matrices in order."""
     r = _C.chain_matmul(_tensors(matrices))
     return r if out is None else out.resize_(r.shape).copy_(r)
-
-
-def floor_divide(input, other):
-    """ember.floor_divide(t, number) as torch's Scalar overload: the number as a 0-dim tensor
-    (ops.yaml's floor_divide takes tensors)."""
-    n = _number(input, other) if isinstance(input, Tensor) else None
-    return _C.floor_divide(input, other if n is None else n)
 
 
 def _einsum_letter(k):
