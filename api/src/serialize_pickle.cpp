@@ -24,10 +24,12 @@
 // container (so no container can come to hold itself, directly or not: no reference cycles to leak or to
 // loop over), and nesting is limited to kMaxDepth levels (destroying a deeper value would recurse that deep).
 #include <torch/serialize/pickle.h>
+#include <torch/serialize/pickle_parameters.h>
 
 #include "serialize_zip.h"
 
 #include <ATen/ATen.h>
+#include <algorithm>
 #include <ATen/core/GradMode.h>
 #include <c10/util/Exception.h>
 
@@ -256,6 +258,8 @@ class Unpickler {
   };
   std::map<std::string, Loaded> storages_;
 
+ public:
+  std::vector<at::Tensor> parameters;  // what _rebuild_parameter made, in order
 };
 
 ObjPtr Unpickler::global(const std::string& module, const std::string& name) {
@@ -448,6 +452,7 @@ ObjPtr Unpickler::reduce(const ObjPtr& callable, const ObjPtr& args) {
                     "expected requires_grad only on floating-point tensors; got it on ", c10::dtypeName(p.scalar_type()));
         p.set_requires_grad(rg.toBool());
       }
+      parameters.push_back(p);
       return value_result(p);
     }
     case Global::StorageType:
@@ -652,6 +657,8 @@ class Pickler {
   };
   std::vector<StorageOut> storages;
 
+  std::vector<const c10::TensorImpl*> parameters;  // tensors to write as nn.Parameter
+
   void run(const c10::IValue& v) {
     op(0x80);
     op(2);
@@ -723,6 +730,30 @@ class Pickler {
   }
   void tensor(at::Tensor t) {
     EMBER_CHECK(t.defined(), "[pickle_save] expected defined tensors; got an undefined one");
+    if (!parameters.empty() &&
+        std::find(parameters.begin(), parameters.end(), t.unsafeGetTensorImpl()) != parameters.end()) {
+      // As Python pickles an nn.Parameter: _rebuild_parameter(<its data, not requiring grad>,
+      // requires_grad, OrderedDict()) (no backward hooks), memoized: the same parameter again is a BINGET,
+      // so a reader gives back one object.
+      auto [it, added] = parameter_memo_.try_emplace(t.unsafeGetTensorImpl(), 0);
+      if (!added) return get_memo(it->second);
+      const bool requires_grad = t.requires_grad();
+      global("torch._utils", "_rebuild_parameter");
+      op('(');
+      tensor_data(t.detach());
+      op(requires_grad ? 0x88 : 0x89);
+      global("collections", "OrderedDict");
+      op(')');
+      op('R');
+      op('t');
+      op('R');
+      it->second = next_memo_;
+      put_memo();
+      return;
+    }
+    tensor_data(std::move(t));
+  }
+  void tensor_data(at::Tensor t) {
     if (!t.is_cpu()) t = t.cpu();  // its own storage: sharing between device tensors is not kept
     const at::ScalarType dtype = t.scalar_type();
     const c10::Storage& s = t.storage();
@@ -810,13 +841,17 @@ class Pickler {
   std::unordered_map<std::string, uint32_t> globals_;
   std::unordered_map<const c10::StorageImpl*, size_t> storage_index_;
   std::unordered_map<size_t, uint32_t> storage_memo_;  // storage -> memo index of its persistent_load result
+  std::unordered_map<const c10::TensorImpl*, uint32_t> parameter_memo_;  // parameter -> memo index
   uint32_t next_memo_ = 0;
 };
 
 }  // namespace
 
-std::vector<char> pickle_save(const c10::IValue& ivalue) {
+std::vector<char> pickle_save(const c10::IValue& ivalue) { return pickle_save(ivalue, {}); }
+
+std::vector<char> pickle_save(const c10::IValue& ivalue, const std::vector<const c10::TensorImpl*>& parameters) {
   Pickler p;
+  p.parameters = parameters;
   p.run(ivalue);
   serialize::zip::Writer w;
   w.add("archive/data.pkl", p.out.data(), p.out.size());
@@ -826,7 +861,9 @@ std::vector<char> pickle_save(const c10::IValue& ivalue) {
   return w.finish();
 }
 
-c10::IValue pickle_load(const std::vector<char>& data) {
+c10::IValue pickle_load(const std::vector<char>& data) { return pickle_load(data, nullptr); }
+
+c10::IValue pickle_load(const std::vector<char>& data, std::vector<at::Tensor>* parameters) {
   EMBER_CHECK(data.size() >= 4 && std::memcmp(data.data(), "PK\x03\x04", 4) == 0, kP,
               "expected a zip archive (starting 50 4b 03 04) as torch.save and torch::pickle_save write; got ",
               data.size() < 4 ? std::to_string(data.size()) + " bytes" : "bytes " + hex_bytes(data.data(), 4),
@@ -851,7 +888,9 @@ c10::IValue pickle_load(const std::vector<char>& data) {
     EMBER_CHECK(order == "little", kP, "expected little-endian storages (byteorder 'little'); got '", order, "'");
   }
   Unpickler u(zip.read(*pkl), zip, archive);
-  return u.run();
+  c10::IValue v = u.run();
+  if (parameters) parameters->insert(parameters->end(), u.parameters.begin(), u.parameters.end());
+  return v;
 }
 
 }  // namespace torch

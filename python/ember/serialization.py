@@ -6,7 +6,9 @@ torch.save writes and torch.load reads), through libember's torch::pickle_save /
 
 What can be saved: tensors, None, bool, int, float, str, and lists, tuples and dicts of them (dict
 keys: str, int, float, bool or None). Tensors that share a storage are written once and load as views
-of one storage again; a tensor that requires grad loads requiring grad.
+of one storage again; a tensor that requires grad loads requiring grad. An nn.Parameter is written as
+torch.save writes one (torch._utils._rebuild_parameter) and loads as an nn.Parameter, whoever wrote the
+file; one saved twice loads as one object.
 
 Loading runs no code, whatever `weights_only` says: the reader understands only the globals of a
 weights-only checkpoint (tensors, their storages, OrderedDict, nn.Parameter) and raises RuntimeError
@@ -122,6 +124,17 @@ def _reduce_ex(self, protocol):
     return (_rebuild_tensor, (_C._pickle_save(self),))
 
 
+def _storage_copy(t, memo):
+    """t's values as a new tensor with t's geometry over a copy of t's whole storage, the copy made once per
+    storage within one deep copy (memo), so that tensors viewing one storage view one new storage."""
+    key = ("ember.storage", _C._storage_key(t), t.dtype)
+    whole = memo.get(key)
+    if whole is None:
+        whole = _C._storage_clone(t)
+        memo[key] = whole
+    return _C._storage_view(whole, t)
+
+
 def _deepcopy(self, memo):
     if not self.is_leaf:
         raise RuntimeError("[deepcopy] only leaf tensors (made by the user, not computed by ops that record a "
@@ -129,12 +142,7 @@ def _deepcopy(self, memo):
     done = memo.get(id(self))
     if done is not None:
         return done
-    key = ("ember.storage", _C._storage_key(self), self.dtype)
-    whole = memo.get(key)
-    if whole is None:
-        whole = _C._storage_clone(self)
-        memo[key] = whole
-    new = _C._storage_view(whole, self)
+    new = _storage_copy(self, memo)
     if self.requires_grad:
         new.requires_grad_(True)
     if self.grad is not None:

@@ -32,6 +32,7 @@
 #include <torch/cuda.h>
 #include <torch/safetensors.h>
 #include <torch/serialize/pickle.h>
+#include <torch/serialize/pickle_parameters.h>
 
 #include "arg_parser.h"
 
@@ -767,15 +768,26 @@ at::Tensor storage_view(const at::Tensor& whole, const at::Tensor& t) {
 
 constexpr int kMaxDepth = 1000;
 
-c10::IValue to_ivalue(PyObject* o, int depth);
+// The tensors of a save that are nn.Parameter instances (written as Parameters), and of a load that
+// the file stores as Parameters (given back as ember.nn.Parameter).
+using SavedParams = std::vector<const c10::TensorImpl*>;
 
-c10::IValue key_to_ivalue(PyObject* k, int depth) {
+c10::IValue to_ivalue(PyObject* o, int depth, SavedParams& params);
+
+nb::object parameter_class() { return nb::module_::import_("ember.nn.parameter").attr("Parameter"); }
+
+struct LoadedParams {
+  std::vector<at::Tensor> tensors;  // as pickle_load reports them
+  std::vector<nb::object> made;     // the ember.nn.Parameter of each, once made (one object per parameter)
+};
+
+c10::IValue key_to_ivalue(PyObject* k, int depth, SavedParams& params) {
   if (k == Py_None || PyBool_Check(k) || PyLong_Check(k) || PyFloat_Check(k) || PyUnicode_Check(k))
-    return to_ivalue(k, depth);
+    return to_ivalue(k, depth, params);
   raise(PyExc_TypeError, "[save] dict keys must be str, int, float, bool or None, got " + tname(k));
 }
 
-c10::IValue to_ivalue(PyObject* o, int depth) {
+c10::IValue to_ivalue(PyObject* o, int depth, SavedParams& params) {
   if (depth > kMaxDepth)
     raise(PyExc_ValueError, "[save] the object is nested more than 1000 deep (or contains itself)");
   if (o == Py_None) return c10::IValue();
@@ -798,16 +810,21 @@ c10::IValue to_ivalue(PyObject* o, int depth) {
   if (is_tensor(o)) {
     const at::Tensor& t = unpack(o);
     if (!t.defined()) return c10::IValue();
+    if (Py_TYPE(o) != types.tensor) {
+      const int is_param = PyObject_IsInstance(o, parameter_class().ptr());
+      if (is_param < 0) throw PythonErrorSet{};
+      if (is_param) params.push_back(t.unsafeGetTensorImpl());
+    }
     return c10::IValue(t);
   }
   if (PyTuple_Check(o)) {
     std::vector<c10::IValue> items;
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(o); ++k) items.push_back(to_ivalue(PyTuple_GET_ITEM(o, k), depth + 1));
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(o); ++k) items.push_back(to_ivalue(PyTuple_GET_ITEM(o, k), depth + 1, params));
     return c10::IValue(c10::ivalue::Tuple::create(std::move(items)));
   }
   if (PyList_Check(o)) {
     c10::impl::GenericList l;
-    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(o); ++k) l.push_back(to_ivalue(PyList_GET_ITEM(o, k), depth + 1));
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(o); ++k) l.push_back(to_ivalue(PyList_GET_ITEM(o, k), depth + 1, params));
     return c10::IValue(l);
   }
   if (PyDict_Check(o)) {
@@ -816,7 +833,7 @@ c10::IValue to_ivalue(PyObject* o, int depth) {
     nb::object items = nb::borrow(o).attr("items")();
     for (nb::handle kv : items) {
       PyObject* k = PyTuple_GET_ITEM(kv.ptr(), 0);
-      d.insert_or_assign(key_to_ivalue(k, depth + 1), to_ivalue(PyTuple_GET_ITEM(kv.ptr(), 1), depth + 1));
+      d.insert_or_assign(key_to_ivalue(k, depth + 1, params), to_ivalue(PyTuple_GET_ITEM(kv.ptr(), 1), depth + 1, params));
     }
     return c10::IValue(d);
   }
@@ -827,7 +844,7 @@ c10::IValue to_ivalue(PyObject* o, int depth) {
                              "them" + hint);
 }
 
-PyObject* to_python(const c10::IValue& v) {
+PyObject* to_python(const c10::IValue& v, LoadedParams& params) {
   if (v.isNone()) Py_RETURN_NONE;
   if (v.isBool()) return PyBool_FromLong(v.toBool());
   if (v.isInt()) return PyLong_FromLongLong(v.toInt());
@@ -836,13 +853,25 @@ PyObject* to_python(const c10::IValue& v) {
     const std::string& s = v.toStringRef();
     return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogatepass");
   }
-  if (v.isTensor()) return wrap(v.toTensor());
+  if (v.isTensor()) {
+    const at::Tensor& t = v.toTensor();
+    for (size_t k = 0; k < params.tensors.size(); ++k) {
+      if (params.tensors[k].unsafeGetTensorImpl() != t.unsafeGetTensorImpl()) continue;
+      if (!params.made[k]) {
+        nb::object data = nb::steal(wrap(t));
+        if (!data) return nullptr;
+        params.made[k] = parameter_class()(data, t.requires_grad());
+      }
+      return params.made[k].inc_ref().ptr();
+    }
+    return wrap(t);
+  }
   if (v.isTuple()) {
     const auto& e = v.toTupleRef().elements();
     nb::object t = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(e.size())));
     if (!t) return nullptr;
     for (size_t k = 0; k < e.size(); ++k) {
-      PyObject* x = to_python(e[k]);
+      PyObject* x = to_python(e[k], params);
       if (!x) return nullptr;
       PyTuple_SET_ITEM(t.ptr(), static_cast<Py_ssize_t>(k), x);
     }
@@ -853,7 +882,7 @@ PyObject* to_python(const c10::IValue& v) {
     nb::object out = nb::steal(PyList_New(static_cast<Py_ssize_t>(l.size())));
     if (!out) return nullptr;
     for (size_t k = 0; k < l.size(); ++k) {
-      PyObject* x = to_python(l.get(k));
+      PyObject* x = to_python(l.get(k), params);
       if (!x) return nullptr;
       PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(k), x);
     }
@@ -863,9 +892,9 @@ PyObject* to_python(const c10::IValue& v) {
     nb::object out = nb::steal(PyDict_New());
     if (!out) return nullptr;
     for (const auto& e : v.toGenericDict()) {
-      nb::object k = nb::steal(to_python(e.key()));
+      nb::object k = nb::steal(to_python(e.key(), params));
       if (!k) return nullptr;
-      nb::object x = nb::steal(to_python(e.value()));
+      nb::object x = nb::steal(to_python(e.value(), params));
       if (!x) return nullptr;
       if (PyDict_SetItem(out.ptr(), k.ptr(), x.ptr()) != 0) return nullptr;
     }
@@ -876,11 +905,12 @@ PyObject* to_python(const c10::IValue& v) {
 }
 
 nb::bytes pickle_save(nb::handle obj) {
-  c10::IValue v = to_ivalue(obj.ptr(), 0);
+  SavedParams params;
+  c10::IValue v = to_ivalue(obj.ptr(), 0, params);
   std::vector<char> data;
   {
     nb::gil_scoped_release nogil;
-    data = torch::pickle_save(v);
+    data = torch::pickle_save(v, params);
   }
   return nb::bytes(data.data(), data.size());
 }
@@ -891,11 +921,13 @@ nb::object pickle_load(nb::handle data) {
   std::vector<char> bytes(static_cast<const char*>(view.buf), static_cast<const char*>(view.buf) + view.len);
   PyBuffer_Release(&view);
   c10::IValue v;
+  LoadedParams params;
   {
     nb::gil_scoped_release nogil;
-    v = torch::pickle_load(bytes);
+    v = torch::pickle_load(bytes, &params.tensors);
   }
-  PyObject* r = to_python(v);
+  params.made.resize(params.tensors.size());
+  PyObject* r = to_python(v, params);
   if (!r) throw PythonErrorSet{};
   return nb::steal(r);
 }

@@ -3,6 +3,7 @@ from collections import OrderedDict as _OrderedDict
 
 from .. import _C
 from .._C import Tensor
+from ..serialization import _storage_copy
 
 # Note [Parameter is a Tensor subclass]
 # Parameter is a Python subclass of ember.Tensor. ember.Tensor has no Python constructor, so
@@ -53,12 +54,7 @@ class Parameter(Tensor):
         done = memo.get(id(self))
         if done is not None:
             return done
-        key = ("ember.storage", _C._storage_key(self), self.dtype)
-        whole = memo.get(key)
-        if whole is None:
-            whole = _C._storage_clone(self)
-            memo[key] = whole
-        result = type(self)(_C._storage_view(whole, self), self.requires_grad)
+        result = type(self)(_storage_copy(self, memo), self.requires_grad)
         memo[id(self)] = result
         return result
 
