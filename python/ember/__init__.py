@@ -490,7 +490,9 @@ def set_rng_state(new_state):
 _to.__doc__ = _to_generated.__doc__
 _T.to = _to
 _T.T = property(lambda self: self.permute(*reversed(range(self.dim()))))
-_T.data = property(lambda self: self.detach())
+# t.data: a detached alias; t.data = u: t takes u's storage, shape and dtype and stays the same object
+# (module.cpp's _set_data), as nn.Module.to() needs for parameters an optimizer already holds.
+_T.data = property(lambda self: self.detach(), _C._set_data)
 
 # ---------------------------------------------------------------- grad mode
 

@@ -585,6 +585,40 @@ NB_MODULE(_C, m) {
         return nb::borrow(self);
       }, "Makes this tensor a leaf that does not require grad, in place; returns it.");
 
+  // t.data = value (the setter of Tensor.data, python/ember/__init__.py): t's TensorImpl takes value's
+  // storage, geometry and dtype, and keeps everything else (its identity, so the Python object, a
+  // Parameter's registration and an optimizer's reference stay; requires_grad, .grad, hooks). What
+  // nn.Module.to()/to_empty() use to convert parameters in place, as PyTorch's set_data. Only on a
+  // tensor without a grad_fn: a graph node's saved metadata describes the old data.
+  m.def("_set_data", [](nb::handle self, nb::handle value) {
+    if (!is_tensor(self.ptr()) || !is_tensor(value.ptr())) {
+      PyErr_Format(PyExc_TypeError, "[data] expected a Tensor as the new data; got %s", Py_TYPE(value.ptr())->tp_name);
+      raise_set();
+    }
+    const at::Tensor& t = unpack(self.ptr());
+    const at::Tensor& v = unpack(value.ptr());
+    if (!t.defined() || !v.defined()) {
+      PyErr_SetString(PyExc_RuntimeError, "[data] expected defined tensors");
+      raise_set();
+    }
+    if (t.grad_fn()) {
+      PyErr_SetString(PyExc_RuntimeError, "[data] can be set only on a tensor that no op computed (a leaf); "
+                                          "this one has a grad_fn");
+      raise_set();
+    }
+    if (t.requires_grad() && !at::isFloatingType(v.scalar_type())) {
+      PyErr_Format(PyExc_RuntimeError, "[data] a tensor that requires grad needs floating-point data; got %s",
+                   c10::dtypeName(v.scalar_type()));
+      raise_set();
+    }
+    c10::TensorImpl* impl = t.unsafeGetTensorImpl();
+    const c10::TensorImpl* src = v.unsafeGetTensorImpl();
+    impl->set_storage(src->storage());
+    impl->set_dtype(src->dtype());
+    impl->set_storage_offset(src->storage_offset());
+    impl->set_sizes_and_strides(src->sizes(), src->strides());
+  }, nb::arg("self"), nb::arg("value"));
+
   // ember.nn.Parameter(data) (Note [Parameter is a Tensor subclass] in python/ember/nn/parameter.py):
   // an instance of `cls`, a Python subclass of Tensor, holding data's detached alias (same storage, a new
   // leaf) with requires_grad set. Made as wrap() makes a Tensor; the subclass's __dict__ and weak

@@ -10,6 +10,7 @@ import pytest
 
 import ember
 import parameter_parity
+from ember import nn
 from parity_record import parity_tests
 
 ours, test_same_names, test_matches_pytorch = parity_tests(parameter_parity)
@@ -76,3 +77,36 @@ def test_a_module_trains_its_parameters():
     assert all(type(p) is ember.nn.Parameter for p in lin.parameters())
     assert all(type(p) is ember.nn.Parameter for p in copy.deepcopy(lin).parameters())
     assert all(type(p) is ember.nn.Parameter for p in lin.to(ember.float64).parameters())
+
+
+def test_data_setter_keeps_the_object_and_module_to_keeps_parameters():
+    # t.data = u as PyTorch 2.15 (values recorded from torch): the object stays, its data, shape, strides
+    # and dtype are u's, requires_grad stays, and gradients flow to it afterwards
+    t = ember.ones(2, requires_grad=True)
+    u = ember.arange(6.0).reshape(2, 3).t()
+    t.data = u
+    assert t.tolist() == [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]] and not t.is_contiguous() and t.requires_grad
+    (t * t).sum().backward()
+    assert t.grad.tolist() == [[0.0, 6.0], [2.0, 8.0], [4.0, 10.0]]
+    with ember.no_grad():
+        u[0, 0] = 7.0  # t shares u's storage
+    assert t[0, 0].item() == 7.0
+    with pytest.raises(RuntimeError, match=r"^\[data\] a tensor that requires grad needs floating-point"):
+        t.data = ember.zeros(2, dtype=ember.int64)  # PyTorch: RuntimeError as well
+    with pytest.raises(TypeError, match=r"^\[data\]"):
+        t.data = [1.0, 2.0]
+    # Ember refuses a tensor with a grad_fn (PyTorch allows it): its node describes the old data
+    with pytest.raises(RuntimeError, match=r"^\[data\] can be set only"):
+        (t * 2).data = ember.zeros(3)
+    # Module.to()/double() convert in place: an optimizer made before still trains the model
+    lin = nn.Linear(3, 2)
+    w, b = lin.weight, lin.bias
+    opt = ember.optim.SGD(lin.parameters(), lr=0.5)
+    lin(ember.ones(1, 3)).sum().backward()
+    lin.double()
+    assert lin.weight is w and lin.bias is b and type(w) is nn.Parameter
+    assert w.dtype == ember.float64 and w.grad.dtype == ember.float64 and w.requires_grad and w.is_leaf
+    before = w.detach().clone()
+    opt.step()
+    assert ember.equal(w.detach(), before - 0.5)  # d(sum)/dw = 1 for the all-ones input
+    assert lin(ember.ones(1, 3, dtype=ember.float64)).dtype == ember.float64

@@ -313,8 +313,9 @@ class Module:
 
     def _apply(self, fn, recurse=True):
         """Replaces each parameter and buffer t by fn(t) where that gives a different tensor (in self
-        only with recurse=False). A replaced parameter is a new Parameter (Ember tensors have no
-        settable .data): make the optimizer after moving the model."""
+        only with recurse=False). A parameter stays the same object and takes the new data (p.data =
+        fn(p), as PyTorch's), so an optimizer made before the move still holds the model's parameters;
+        its .grad is converted too."""
         for m in (self.modules() if recurse else (self,)):
             for name, p in list(m._parameters.items()):
                 if p is None:
@@ -323,11 +324,14 @@ class Module:
                     q = fn(p)
                 if q is p or _same_tensor(q, p):
                     continue
-                new = Parameter(q, requires_grad=p.requires_grad)
-                if p.grad is not None:
+                g = p.grad
+                if g is not None:
                     with _no_grad():
-                        new.grad = fn(p.grad)
-                m._parameters[name] = new
+                        g = fn(g)
+                    p.grad = None
+                p.data = q
+                if g is not None:
+                    p.grad = g
             for name, b in list(m._buffers.items()):
                 if b is not None:
                     m._buffers[name] = fn(b)
