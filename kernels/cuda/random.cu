@@ -1,4 +1,4 @@
-// In-place random fills on CUDA: uniform_, normal_, random_.from, bernoulli_, bernoulli. The
+// In-place random fills on CUDA: uniform_, normal_, random_.from, bernoulli_, bernoulli, exponential_. The
 // checks, dtypes and value grids are those of kernels/cpu/random.cpp; the draws come from the
 // device's Philox stream instead of the CPU's mt19937 (see Note [Philox element mapping]), so a
 // CUDA tensor is reproducible per seed but does not equal the CPU tensor of the same seed.
@@ -116,6 +116,16 @@ struct BernoulliScalarFn {
   }
 };
 
+// -log1p(-u) / lambd from a 53-bit uniform u in [0, 1), rounded to the dtype (the CPU kernel's formula).
+template <typename T>
+struct ExponentialFn {
+  T* out;
+  double scale;  // -1 / lambd
+  __device__ void operator()(int64_t first, int count, const uint32_t* w) const {
+    for (int k = 0; k < count; ++k) out[first + k] = cast_out<T>(scale * ::log1p(-uniform53(w[2 * k], w[2 * k + 1])));
+  }
+};
+
 template <typename T>
 struct BernoulliTensorFn {
   T* out;
@@ -220,6 +230,17 @@ Tensor& bernoulli_float_cuda(Tensor& self, double p, std::optional<Generator> ge
     EMBER_DISPATCH_ALL(dst.scalar_type(), "bernoulli_", [&] {
       BernoulliScalarFn<scalar_t> f{dst.data_ptr<scalar_t>(), p};
       ::ember::cuda::launch_philox_groups<2>(dst.numel(), s, f, "bernoulli_");
+    });
+  });
+}
+
+Tensor& exponential_cuda(Tensor& self, double lambd, std::optional<Generator> generator) {
+  EMBER_CHECK(self.is_floating_point(), "[exponential_] expected a floating-point tensor; got self ", dtype_str(self));
+  EMBER_CHECK(lambd > 0.0, "[exponential_] expected lambd > 0; got lambd ", lambd);
+  return fill_random(self, "exponential_", generator, 2, [&](Tensor& dst, ember::philox::State s) {
+    EMBER_DISPATCH_ALL_FLOATING(dst.scalar_type(), "exponential_", [&] {
+      ExponentialFn<scalar_t> f{dst.data_ptr<scalar_t>(), -1.0 / lambd};
+      ::ember::cuda::launch_philox_groups<2>(dst.numel(), s, f, "exponential_");
     });
   });
 }
