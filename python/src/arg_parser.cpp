@@ -46,17 +46,14 @@ bool is_numpy_floating(PyObject* o) {
   static PyTypeObject* t = nullptr;
   return numpy_type("floating", t) && PyObject_TypeCheck(o, t);
 }
-bool is_numpy_bool(PyObject* o) {
-  static PyTypeObject* t = nullptr;
-  return numpy_type("bool_", t) && PyObject_TypeCheck(o, t);
-}
 
 // int: a Python int (not bool), an object with __index__ (NumPy integers) or a 0-dim integer tensor.
+// numpy.bool_ is refused as bool is, whatever the NumPy: before 2.0 it still has a (deprecated) __index__.
 bool is_int(PyObject* o) {
   if (PyBool_Check(o)) return false;
   if (PyLong_CheckExact(o) || PyLong_Check(o)) return true;
   if (is_tensor(o)) return is_zero_dim(o) && is_int_dtype(unpack(o).scalar_type());
-  return PyIndex_Check(o);
+  return PyIndex_Check(o) && !is_numpy_bool(o);
 }
 
 // float: int or float (not bool), a 0-dim tensor that is not bool.
@@ -64,7 +61,7 @@ bool is_float(PyObject* o) {
   if (PyBool_Check(o)) return false;
   if (PyFloat_Check(o) || PyLong_Check(o)) return true;
   if (is_tensor(o)) return is_zero_dim(o) && unpack(o).scalar_type() != at::kBool;
-  return PyIndex_Check(o) || is_numpy_floating(o);
+  return (PyIndex_Check(o) && !is_numpy_bool(o)) || is_numpy_floating(o);
 }
 
 // Scalar: bool, int, float, or a 0-dim tensor.
@@ -264,6 +261,11 @@ const Signature noop_sigs[] = {
 const Group noop_group = {"_noop", noop_sigs, 2, false};
 
 }  // namespace
+
+bool is_numpy_bool(PyObject* o) {
+  static PyTypeObject* t = nullptr;
+  return numpy_type("bool_", t) && PyObject_TypeCheck(o, t);
+}
 
 namespace {
 PyObject g_varargs_marker;  // only its address is used

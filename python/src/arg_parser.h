@@ -93,6 +93,9 @@ struct PyMemoryFormat { at::MemoryFormat m; };
 struct PyGenerator { at::Generator g; };  // ember.Generator (module.cpp)
 
 bool is_tensor(PyObject* o);
+/// A numpy.bool_ (false while NumPy is not loaded). Before NumPy 2.0 it has a (deprecated) __index__,
+/// so the checks that take "an object with __index__" as an int refuse it first, as they refuse bool.
+bool is_numpy_bool(PyObject* o);
 /// The at::Tensor inside an ember.Tensor (no check).
 at::Tensor& unpack(PyObject* o);
 /// A new ember.Tensor owning `t` (None for an undefined tensor).

@@ -183,7 +183,7 @@ std::vector<at::indexing::TensorIndex> to_indices(nb::handle index);
 // bool is a TypeError there (np.float64 is a Python float), unlike a Number argument of an op.
 at::Scalar setitem_value(PyObject* v) {
   if (PyBool_Check(v) || PyLong_Check(v) || PyFloat_Check(v)) return to_scalar(v, "value");
-  PyObject* i = PyIndex_Check(v) ? PyNumber_Index(v) : nullptr;
+  PyObject* i = PyIndex_Check(v) && !is_numpy_bool(v) ? PyNumber_Index(v) : nullptr;
   if (!i) {
     PyErr_Clear();
     PyErr_Format(PyExc_TypeError, "[setitem] cannot assign a %s to a tensor element (expected a tensor, a Python "
@@ -337,7 +337,7 @@ nb::object make_size(c10::IntArrayRef sizes) {
 // A seed as PyTorch takes one: an int in [-2^63, 2^64); a negative one is read as its 64-bit two's
 // complement. As in PyTorch, another type is a RuntimeError and an int out of range a ValueError.
 uint64_t to_seed(nb::handle o, const char* op) {
-  if (PyBool_Check(o.ptr()) || !PyIndex_Check(o.ptr())) {
+  if (PyBool_Check(o.ptr()) || !PyIndex_Check(o.ptr()) || is_numpy_bool(o.ptr())) {
     PyErr_Format(PyExc_RuntimeError, "[%s] expected an int seed; got %s", op, Py_TYPE(o.ptr())->tp_name);
     raise_set();
   }
