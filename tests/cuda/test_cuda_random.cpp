@@ -272,6 +272,35 @@ TEST_CASE("CUDA normal_: moments and tails", "[cuda][random]") {
   for (double x : doubles(at::empty({10}, gpu(at::kFloat)).normal_(2, 0))) CHECK(x == 2.0);
 }
 
+TEST_CASE("CUDA exponential_: moments, tail and errors", "[cuda][random]") {
+  if (no_device()) return;
+  const int64_t n = 1000000;
+  torch::manual_seed(5);
+  for (at::ScalarType dt : {at::kFloat, at::kDouble}) {
+    DYNAMIC_SECTION(c10::dtypeName(dt)) {
+      // Exp(lambd = 2): mean 1/2, variance 1/4, fourth central moment 9 / lambd^4; P(x > 1) = e^-2.
+      auto v = doubles(at::empty({n}, gpu(dt)).exponential_(2));
+      for (double x : v) REQUIRE((x >= 0 && std::isfinite(x)));
+      check_moments(v, 0.5, 0.25, 9.0 / 16);
+      int64_t above = 0;
+      for (double x : v) above += x > 1;
+      const double p = std::exp(-2.0);
+      CHECK(std::abs(above / double(n) - p) <= 5 * std::sqrt(p * (1 - p) / n));
+    }
+  }
+  for (at::ScalarType dt : {at::kHalf, at::kBFloat16}) {
+    auto v = doubles(at::empty({n}, gpu(dt)).exponential_());
+    for (double x : v) REQUIRE((x >= 0 && std::isfinite(x)));
+    CHECK(std::abs(moments(v).mean - 1) < 0.02);
+  }
+  torch::manual_seed(9);
+  auto a = doubles(at::empty({777}, gpu(at::kFloat)).exponential_(0.5));
+  torch::manual_seed(9);
+  CHECK(doubles(at::empty({777}, gpu(at::kFloat)).exponential_(0.5)) == a);
+  CHECK_THROWS_WITH(at::empty({3}, gpu(at::kFloat)).exponential_(0), Catch::StartsWith("[exponential_] expected lambd > 0"));
+  CHECK_THROWS_WITH(at::empty({3}, gpu(at::kLong)).exponential_(), Catch::StartsWith("[exponential_]"));
+}
+
 TEST_CASE("CUDA bernoulli: frequencies", "[cuda][random]") {
   if (no_device()) return;
   const int64_t n = 1000000;
