@@ -1,6 +1,7 @@
 // Matrix products: error paths, broadcasting corners, large shapes against the float64 reference,
 // and the no-copy paths for transposed operands.
 #include <ATen/ATen.h>
+#include <ATen/native/DispatchStub.h>
 #include <torch/torch.h>
 #include <catch2/catch.hpp>
 #include "ops/reference_matmul.h"
@@ -307,4 +308,59 @@ TEST_CASE("batched small float32 products (Note [Small batched sgemm])", "[matmu
   CHECK(torch::isnan(got.select(0, 1).select(0, 5)).all().item<bool>());
   CHECK(torch::equal(torch::isnan(got), torch::isnan(ref.to(torch::kFloat))));
   CHECK(torch::equal(torch::isinf(got), torch::isinf(ref.to(torch::kFloat))));
+}
+
+TEST_CASE("large single float32 products through the blocked kernel (Note [Blocked sgemm])", "[matmul]") {
+  // Below AVX-512 (oneDNN's matmul is its jit sgemm) single products of 128+ rows take Ember's
+  // own blocked kernel (16 to 70 rows: oneDNN); elsewhere the same calls check oneDNN's paths. Shapes with remainders in every
+  // blocking (rows: 6-row tiles and 144-row blocks; columns: 16-column panels and the 4080-column
+  // block; k: 256-step blocks and the 8-step packing transposes), each layout of each operand,
+  // row-sliced and step-sliced operands, addmm's alpha/beta (beta = 0 ignores NaN in self, beta
+  // = 1 adds), against the float64 reference; through the kernel, the same values at 1 and 2
+  // threads (oneDNN's sgemm may split k by thread count).
+  torch::manual_seed(17);
+  struct Case { int64_t m, k, n; };
+  for (Case cs : {Case{16, 1024, 16}, Case{131, 515, 4100}, Case{300, 7, 257}, Case{1000, 300, 33}, Case{145, 256, 161},
+                  Case{64, 1024, 1000}, Case{17, 9, 2000}, Case{67, 1024, 16}, Case{70, 9, 2000}, Case{133, 1024, 16}, Case{128, 9, 2000}}) {
+    CAPTURE(cs.m, cs.k, cs.n);
+    auto a = torch::randn({cs.m, cs.k}), b = torch::randn({cs.k, cs.n});
+    auto ref = ember_test::ref::mm(a, b);
+    auto at_ = a.t().contiguous().t(), bt = b.t().contiguous().t();
+    CHECK(max_rel_err(torch::mm(a, b), ref) < 1e-4);
+    CHECK(max_rel_err(torch::mm(at_, b), ref) < 1e-4);
+    CHECK(max_rel_err(torch::mm(a, bt), ref) < 1e-4);
+    CHECK(max_rel_err(torch::mm(at_, bt), ref) < 1e-4);
+    // Leading dimensions above the row: a inside wider rows, b^T inside wider columns.
+    auto aw = torch::zeros({cs.m, cs.k + 3}), bw = torch::zeros({cs.n + 5, cs.k});
+    aw.slice(1, 0, cs.k).copy_(a);
+    bw.slice(0, 0, cs.n).copy_(b.t());
+    CHECK(max_rel_err(torch::mm(aw.slice(1, 0, cs.k), bw.slice(0, 0, cs.n).t()), ref) < 1e-4);
+    // A step-sliced a (no leading-dimension layout: made contiguous first).
+    auto as = torch::zeros({cs.m, 2 * cs.k});
+    as.slice(1, 0, 2 * cs.k, 2).copy_(a);
+    CHECK(max_rel_err(torch::mm(as.slice(1, 0, 2 * cs.k, 2), b), ref) < 1e-4);
+    auto r0 = torch::addmm(torch::full({cs.m, cs.n}, std::nan("")), a, bt, 0, -2);
+    CHECK_FALSE(torch::isnan(r0).any().item<bool>());
+    CHECK(max_rel_err(r0, ref * -2) < 1e-4);
+    auto c = torch::randn({cs.m, cs.n});
+    CHECK(max_rel_err(torch::addmm(c, at_, b, 1, 1), ember_test::ref::axpby(c, ref.clone(), 1.0, 1.0)) < 1e-4);
+    CHECK(max_rel_err(torch::addmm(c, a, b, 0.25, 3), ember_test::ref::axpby(c, ref.clone(), 0.25, 3.0)) < 1e-4);
+    const int saved = at::get_num_threads();
+    at::set_num_threads(1);
+    auto one = torch::mm(at_, bt);
+    at::set_num_threads(2);
+    auto two = torch::mm(at_, bt);
+    at::set_num_threads(saved);
+    if (at::native::get_cpu_capability() == at::native::CPUCapability::AVX2 && cs.m >= 128) CHECK(torch::equal(one, two));
+  }
+  // NaN and infinity reach exactly the outputs they reach in the reference (a tile's padding
+  // rows and columns, zeros, must not leak them elsewhere).
+  auto a = torch::randn({140, 300}), b = torch::randn({300, 90});
+  a[5][7] = std::nan("");
+  b[3][89] = INFINITY;
+  b[200][17] = -INFINITY;
+  auto got = torch::mm(a, b), ref = ember_test::ref::mm(a, b);
+  CHECK(torch::equal(torch::isnan(got), torch::isnan(ref.to(torch::kFloat))));
+  CHECK(torch::equal(torch::isinf(got), torch::isinf(ref.to(torch::kFloat))));
+  CHECK(torch::equal(torch::isnan(got.select(0, 5)), torch::ones({90}, torch::kBool)));
 }
