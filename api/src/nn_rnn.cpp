@@ -144,9 +144,10 @@ void lstm_direction_steps(const at::Tensor& rows, const at::Tensor& h0, const at
 // Note [One LSTM workspace]
 // The buffers of a direction (projection/gates, tanh(c), the state slots, the step product) are
 // views of one allocation. Allocated one by one, the ~1 MiB buffers of a 32-step, 32-row, H = 256
-// layer were mapped fresh by glibc at every call (they are under the allocator's 4 MiB block
-// cache, Note [Large CPU block cache]), and the page faults of writing them were 7% of the forward
-// at 1 thread; as one block of 7 MiB the cache serves them again. Without a gradient to record the
+// layer were mapped fresh by glibc at every call (they were under the allocator's block cache
+// threshold, 4 MiB then, Note [Large CPU block cache]), and the page faults of writing them were 7%
+// of the forward at 1 thread; as one block of 7 MiB the cache serves them again (and one
+// allocation is cheaper than five). Without a gradient to record the
 // hidden states (the output) are their own tensor, so that the output does not keep the rest alive.
 struct LstmTrace {
   at::Tensor gates;   // [steps * n, 4H] activated gates (i, f, g, o), time-indexed, over the input projection

@@ -84,7 +84,8 @@ TEST_CASE("CPU allocations are 64-byte aligned", "[tensor]") {
   // Large blocks (Note [Large CPU block cache]): aligned, usable to the last byte, also when taken
   // from the cache for a smaller request, and never handed out twice.
   std::vector<c10::DataPtr> big;
-  for (size_t n : {(size_t{4} << 20) - 1, size_t{4} << 20, (size_t{5} << 20) + 3, size_t{5} << 20, (size_t{4} << 20) + 1}) {
+  for (size_t n : {(size_t{256} << 10) - 1, size_t{256} << 10, (size_t{256} << 10) + 1, (size_t{300} << 10) + 5,
+                   (size_t{4} << 20) - 1, size_t{4} << 20, (size_t{5} << 20) + 3, size_t{5} << 20, (size_t{4} << 20) + 1}) {
     for (int round = 0; round < 2; ++round) {  // the second round may reuse the first's block
       c10::DataPtr p = c10::GetCPUAllocator()->allocate(n);
       REQUIRE(p.get() != nullptr);

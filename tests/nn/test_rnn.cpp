@@ -857,7 +857,7 @@ TEST_CASE("LSTM step products: packed per-step product and product into a block"
 
 TEST_CASE("LSTM in float32 at the benchmark's size: fused steps against LSTMCell steps", "[nn][rnn]") {
   // H = 256 and 32 rows: the packed step products' real shapes (Note [LSTM step products]), the
-  // whole workspace above the allocator's 4 MiB block cache (Note [One LSTM workspace]).
+  // whole workspace one block of the allocator's large-block cache (Note [One LSTM workspace]).
   LSTM layer(LSTMOptions(64, 256));
   LSTMCell cell(64, 256);
   {
