@@ -13,6 +13,7 @@
 #include <ATen/Parallel.h>
 #include <ATen/native/LruCache.h>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <optional>
@@ -365,10 +366,24 @@ std::shared_ptr<const CachedConv> make_prim(Pass pass, const ConvGeometry& g, bo
   return c;
 }
 
+// Inputs already reordered into a chosen layout during one convolution_backward call, so that its
+// two passes reorder grad_output once (both usually choose the same blocked layout): on the MNIST
+// CNN's second layer that reorder took 0.17-0.21 ms of a 5 ms fwd+bwd at 1 thread.
+struct ReorderMemo {
+  struct Entry {
+    const void* user;
+    dnnl::memory::desc chosen;
+    Tensor blocked;
+  };
+  std::vector<Entry> entries;
+};
+
 // Runs one pass with oneDNN over dense float32 buffers (plain layouts: NC(D)(H)W, or nhwc / ohwi
 // with `cl`). Returns false when oneDNN has no implementation for this configuration (the caller
-// falls back to the loops).
-bool dnnl_conv(Pass pass, const ConvGeometry& g, const std::unordered_map<int, void*>& buffers, bool bias, bool cl) {
+// falls back to the loops). With a memo, an input whose reorder into the same layout was done
+// before in the memo's call is not reordered again (the caller keeps those buffers unchanged).
+bool dnnl_conv(Pass pass, const ConvGeometry& g, const std::unordered_map<int, void*>& buffers, bool bias, bool cl,
+               ReorderMemo* memo = nullptr) {
   const ConvKey key = conv_key(pass, g, bias, cl);
   std::shared_ptr<const CachedConv> prim;
   if (auto hit = conv_cache().get(key)) {
@@ -401,10 +416,20 @@ bool dnnl_conv(Pass pass, const ConvGeometry& g, const std::unordered_map<int, v
       args.emplace(a.arg, user);
       continue;
     }
+    if (!a.output && memo) {
+      const void* p = buffers.at(a.arg);
+      auto it = std::find_if(memo->entries.begin(), memo->entries.end(),
+                             [&](const ReorderMemo::Entry& e) { return e.user == p && e.chosen == a.chosen; });
+      if (it != memo->entries.end()) {
+        args.emplace(a.arg, dnnl::memory(a.chosen, eng, it->blocked.data_ptr()));
+        continue;
+      }
+    }
     temps.push_back(at::empty({static_cast<int64_t>(a.chosen.get_size())}, TensorOptions().dtype(kByte)));
     dnnl::memory blocked(a.chosen, eng, temps.back().data_ptr());
     if (a.output) outputs.emplace_back(&a, user);
     else run_reorder(a, user, blocked);
+    if (!a.output && memo) memo->entries.push_back({buffers.at(a.arg), a.chosen, temps.back()});
     args.emplace(a.arg, blocked);
   }
   if (auto sp = buffer(prim->scratch_bytes)) args.emplace(DNNL_ARG_SCRATCHPAD, *sp);
@@ -446,11 +471,12 @@ void run_forward(const ConvGeometry& g, const Tensor& src, const Tensor& w, cons
   });
 }
 
-void run_backward_data(const ConvGeometry& g, const Tensor& dst_grad, const Tensor& w, Tensor& src_grad, bool cl) {
+void run_backward_data(const ConvGeometry& g, const Tensor& dst_grad, const Tensor& w, Tensor& src_grad, bool cl,
+                       ReorderMemo* memo = nullptr) {
   if (src_grad.scalar_type() == kFloat &&
       dnnl_conv(Pass::backward_data, g,
                 {{DNNL_ARG_DIFF_SRC, src_grad.data_ptr()}, {DNNL_ARG_WEIGHTS, w.data_ptr()}, {DNNL_ARG_DIFF_DST, dst_grad.data_ptr()}},
-                false, cl))
+                false, cl, memo))
     return;
   const Tensor gy = dst_grad.contiguous(), wc = w.contiguous();
   via_contiguous(src_grad, [&](Tensor& out) {
@@ -459,11 +485,12 @@ void run_backward_data(const ConvGeometry& g, const Tensor& dst_grad, const Tens
   });
 }
 
-void run_backward_weights(const ConvGeometry& g, const Tensor& src, const Tensor& dst_grad, Tensor& w_grad, bool cl) {
+void run_backward_weights(const ConvGeometry& g, const Tensor& src, const Tensor& dst_grad, Tensor& w_grad, bool cl,
+                          ReorderMemo* memo = nullptr) {
   if (w_grad.scalar_type() == kFloat &&
       dnnl_conv(Pass::backward_weights, g,
                 {{DNNL_ARG_SRC, src.data_ptr()}, {DNNL_ARG_DIFF_WEIGHTS, w_grad.data_ptr()}, {DNNL_ARG_DIFF_DST, dst_grad.data_ptr()}},
-                false, cl))
+                false, cl, memo))
     return;
   const Tensor s = src.contiguous(), gy = dst_grad.contiguous();
   via_contiguous(w_grad, [&](Tensor& out) {
@@ -557,13 +584,14 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_cpu(const Tensor& grad_o
   const bool empty = grad_output.numel() == 0 || input.numel() == 0 || weight.numel() == 0;
   const Tensor gy = empty ? grad_output : in_layout(grad_output, cl);
   Tensor gx, gw, gb;
+  ReorderMemo memo;  // gy's reorder, shared by the two passes
   if (output_mask[0]) {
     gx = empty_in_layout(input.sizes(), input.options(), cl);
     if (empty) {
       gx.zero_();
     } else {
       const Tensor w = in_layout(weight, cl);
-      if (!transposed) run_backward_data(g, gy, w, gx, cl);
+      if (!transposed) run_backward_data(g, gy, w, gx, cl, &memo);
       else run_forward(g, gy, w, Tensor(), gx, cl);
     }
   }
@@ -573,7 +601,7 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_cpu(const Tensor& grad_o
       gw.zero_();
     } else {
       const Tensor x = in_layout(input, cl);
-      if (!transposed) run_backward_weights(g, x, gy, gw, cl);
+      if (!transposed) run_backward_weights(g, x, gy, gw, cl, &memo);
       else run_backward_weights(g, gy, x, gw, cl);
     }
   }
