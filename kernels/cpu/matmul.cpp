@@ -384,8 +384,10 @@ bool small_sgemm_gemm(const Operand& c, const Operand& a, const Operand& b, doub
 // AVX-512 keeps oneDNN's brgemm unless EMBER_CPU_CAPABILITY=avx2 asks for the AVX2 kernels). Fewer rows (a linear
 // layer at batch 64, an LSTM step at batch 32) stay with oneDNN: the kernel packs all of b, which
 // so few rows do not repay (64 x 1024 x 1024: 1.0-1.3x the time of oneDNN's sgemm at 1 thread;
-// 128 rows 0.95-1.0x, 256 rows 0.85-0.95x).
-constexpr int64_t kBlockedMinRows = 128, kBlockedMinFlops = int64_t{1} << 18;
+// 128 rows 0.95-1.0x, 256 rows 0.85-0.95x). Smaller products too: oneDNN's threading costs less
+// there (256^3 at 2 threads: 1.11-1.18x oneDNN's time; 384^3 1.02-1.05x; 512^3 0.89-1.0x; at 1
+// thread 128^3 0.97-1.06x), hence kBlockedMinFlops = 2^26 (406^3).
+constexpr int64_t kBlockedMinRows = 128, kBlockedMinFlops = int64_t{1} << 26;
 
 bool blocked_sgemm_gemm(const Operand& c, const Operand& a, const Operand& b, double alpha, double beta) {
   const int64_t M = a.rows, K = a.cols, N = b.cols;
