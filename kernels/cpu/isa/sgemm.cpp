@@ -191,7 +191,7 @@ __attribute__((flatten)) void micro(int64_t kc, const float* __restrict a, const
   "vfmadd231ps %[b0], %[x1], %[c50]\n\t"                    \
   "vfmadd231ps %[b1], %[x1], %[c51]\n\t"
   {
-    int64_t k4 = kc / 4;
+    int64_t k4 = kc / 4, k1 = kc % 4;
     __m256 b0, b1, x0, x1;
     asm volatile(
         "vxorps %[c00], %[c00], %[c00]\n\t"
@@ -218,33 +218,23 @@ __attribute__((flatten)) void micro(int64_t kc, const float* __restrict a, const
         "add $256, %[b]\n\t"
         "dec %[k4]\n\t"
         "jnz 1b\n\t"
-        "2:\n\t"
+        "2:\n\t"  // the last kc % 4 steps, one at a time
+        "test %[k1], %[k1]\n\t"
+        "jz 4f\n\t"
+        "3:\n\t"
+    EMBER_SGEMM_ASM_STEP("0", "32", "0", "4", "8", "12", "16", "20")
+        "add $24, %[a]\n\t"
+        "add $64, %[b]\n\t"
+        "dec %[k1]\n\t"
+        "jnz 3b\n\t"
+        "4:\n\t"
         : [c00] "=&x"(c00), [c01] "=&x"(c01), [c10] "=&x"(c10), [c11] "=&x"(c11), [c20] "=&x"(c20), [c21] "=&x"(c21),
           [c30] "=&x"(c30), [c31] "=&x"(c31), [c40] "=&x"(c40), [c41] "=&x"(c41), [c50] "=&x"(c50), [c51] "=&x"(c51),
-          [a] "+r"(a), [b] "+r"(b), [k4] "+r"(k4), [b0] "=&x"(b0), [b1] "=&x"(b1), [x0] "=&x"(x0), [x1] "=&x"(x1)
+          [a] "+r"(a), [b] "+r"(b), [k4] "+r"(k4), [k1] "+r"(k1), [b0] "=&x"(b0), [b1] "=&x"(b1), [x0] "=&x"(x0), [x1] "=&x"(x1)
         :
         : "cc", "memory");
   }
 #undef EMBER_SGEMM_ASM_STEP
-  for (int64_t k = kc / 4 * 4; k < kc; ++k) {
-    const __m256 b0 = _mm256_load_ps(b), b1 = _mm256_load_ps(b + 8);
-    const __m256 x[6] = {_mm256_broadcast_ss(a), _mm256_broadcast_ss(a + 1), _mm256_broadcast_ss(a + 2),
-                         _mm256_broadcast_ss(a + 3), _mm256_broadcast_ss(a + 4), _mm256_broadcast_ss(a + 5)};
-    c00 = _mm256_fmadd_ps(x[0], b0, c00);
-    c01 = _mm256_fmadd_ps(x[0], b1, c01);
-    c10 = _mm256_fmadd_ps(x[1], b0, c10);
-    c11 = _mm256_fmadd_ps(x[1], b1, c11);
-    c20 = _mm256_fmadd_ps(x[2], b0, c20);
-    c21 = _mm256_fmadd_ps(x[2], b1, c21);
-    c30 = _mm256_fmadd_ps(x[3], b0, c30);
-    c31 = _mm256_fmadd_ps(x[3], b1, c31);
-    c40 = _mm256_fmadd_ps(x[4], b0, c40);
-    c41 = _mm256_fmadd_ps(x[4], b1, c41);
-    c50 = _mm256_fmadd_ps(x[5], b0, c50);
-    c51 = _mm256_fmadd_ps(x[5], b1, c51);
-    a += 6;
-    b += 16;
-  }
   const auto store = [&](float* row, __m256 v0, __m256 v1) __attribute__((always_inline)) {
     if (alpha != 1.f) {
       const __m256 va = _mm256_set1_ps(alpha);
