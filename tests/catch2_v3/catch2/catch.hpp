@@ -5,19 +5,14 @@
 //   - Approx at global scope (v3: Catch::Approx);
 //   - Catch::Contains / Catch::StartsWith and Catch::Matchers::Contains for substrings (v3 renamed
 //     the substring matcher ContainsSubstring and gave the name Contains to a range matcher).
-// The Contains overloads below are chosen over v3's range template for every string argument:
-// the array form is more specialised than its forwarding reference, and the std::string forms
-// (const and non-const lvalue, rvalue) are non-templates that match as well.
+// The Contains overloads below are chosen over v3's range template for every string argument: they
+// are non-templates matching as well as its forwarding reference (a literal decays to const char*,
+// an exact match; std::string as a const or non-const lvalue or as an rvalue).
 #pragma once
 #include <catch2/catch_all.hpp>
-#include <cstddef>
 #include <string>
 
 namespace Catch::Matchers {
-template <std::size_t N>
-inline StringContainsMatcher Contains(const char (&s)[N], CaseSensitive cs = CaseSensitive::Yes) {
-  return ContainsSubstring(std::string(s), cs);
-}
 inline StringContainsMatcher Contains(const std::string& s, CaseSensitive cs = CaseSensitive::Yes) {
   return ContainsSubstring(s, cs);
 }
