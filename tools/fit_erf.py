@@ -60,31 +60,32 @@ u = nodes(float((1 - p * 11) / (1 + p * 11)), float((1 - p * 0.3) / (1 + p * 0.3
 z = [(1 - mp.mpf(v)) / (p * (1 + mp.mpf(v))) for v in u]
 q = np.array([float(mp.log(mp.erfc(v) * mp.exp(v * v) * (1 + p * v)) + mp.log(2)) for v in z])
 show("kErfcTail", *fit(u, q, 11, np.ones(N)))
-# gelu: R(a) = Phi(-a) e^(a^2 / 2) on 13 intervals [a0, a1): the quarters of the octaves of
-# y = 1 + a / 2 (a0 = 2 (y0 - 1)), up to [14, 18); on each, R(a0 + s) ~ c0 + c1 s + ... + c6 s^6 with
-# c0 = R(a0) exactly as two floats (c0hi + c0lo) and c1..c6 fitted to the rest, error relative to R.
-# s runs from a hair below 0 (a rounded y can start an interval early) to a1 - a0.
+# gelu: R(a) = Phi(-a) e^(a^2 / 2) on 8 intervals [lo, hi): the halves of the octaves of y = 1 + a,
+# the last cut at 14.875 (Vec.h takes R at min(a, 14.875)); on each, R(a0 + s) ~ c0 + c1 s + ... +
+# c8 s^8 around a0, the midpoint (0 for the first interval), with c0 = R(a0) exactly as two floats
+# (c0hi + c0lo) and c1..c8 fitted to the rest, error relative to R. s runs from a hair below lo - a0
+# (a rounded y can start an interval early) to hi - a0.
 def gelu_r(a):
     a = mp.mpf(a)
     return mp.erfc(a / mp.sqrt(2)) / 2 * mp.exp(a * a / 2)
+GELU_INTERVALS = [(0, 0.5, 0), (0.5, 1, 0.75), (1, 2, 1.5), (2, 3, 2.5), (3, 5, 4), (5, 7, 6), (7, 11, 9),
+                  (11, 14.875, 13)]
 rows, worst = [], 0.0
-for k in range(13):
-    e, m = divmod(k, 4)
-    a0, a1 = 2 * (2.0**e * (1 + m / 4) - 1), 2 * (2.0**e * (1 + (m + 1) / 4) - 1)
-    w = a1 - a0
-    sv = np.concatenate([nodes(-w * 2**-20, w, 300), [-w * 2**-20, 0.0, w]])
+for lo, hi, a0 in GELU_INTERVALS:
+    w = hi - lo
+    sv = np.concatenate([nodes(lo - a0 - w * 2**-20, hi - a0, 400), [lo - a0 - w * 2**-20, 0.0, hi - a0]])
     fm = [gelu_r(mp.mpf(a0) + mp.mpf(v)) for v in sv]
     f = np.array([float(v) for v in fm])
     c0 = gelu_r(a0)
     c0hi = float(np.float32(float(c0)))
     c0lo = float(np.float32(float(c0 - c0hi)))
     rest = np.array([float(v - c0) for v in fm])
-    A = np.vander(sv, 7, increasing=True)[:, 1:]
+    A = np.vander(sv, 9, increasing=True)[:, 1:]
     cs = []
-    for j in range(6):
+    for j in range(8):
         r = rest - (A[:, :j] @ np.array(cs) if j else 0)
         cs.append(float(np.float32(lawson(A[:, j:], r, 1 / f)[0])))
-    approx = np.array([float(mp.mpf(c0hi) + mp.mpf(c0lo)) for _ in sv]) + A @ np.array(cs)
+    approx = (c0hi + c0lo) + A @ np.array(cs)
     worst = max(worst, float(np.abs((approx - f) / f).max()))
     rows.append([c0hi, c0lo] + cs)
 print(f"// kGeluR: max error {worst:.3g} = {worst / 2**-24:.3f} x 2^-24 (relative to R)")
@@ -93,8 +94,7 @@ def hexf(c):
         return "0.0f"
     mant, exp = float(c).hex().split("p")
     return mant.rstrip("0").rstrip(".") + "p" + exp + "f"
-print("{" + ",\n ".join("{" + ", ".join(hexf(r[j]) for r in rows) + ", " + ", ".join(["0.0f"] * 3) + "}"
-                         for j in range(8)) + "}")
+print("{" + ",\n ".join("{" + ", ".join(hexf(r[j]) for r in rows) + "}" for j in range(10)) + "}")
 # (e^r - 1 - r) / r^2, |r| <= ln 2 / 2 (and 0.2% more), error relative to e^r
 r = nodes(-float(mp.log(2)) / 2 * 1.002, float(mp.log(2)) / 2 * 1.002)
 g = np.array([float((mp.exp(mp.mpf(v)) - 1 - v) / mp.mpf(v) ** 2) for v in r])

@@ -410,10 +410,10 @@ inline NF scale2(NF p, NF n) {
 // c - a b (rounded once where fma is fused), min_num(a, b) = a < b ? a : b (b where a is NaN, as
 // minps), and add_exp(p, k): p with the low 9 bits of k's pattern added to its exponent field,
 // which is p 2^j, exact while that is a normal float, for k = 1.5 2^23 + j (|j| < 2^22).
-// lut_key(y), for y in [1, 16): the int32 lanes 4 (e - 127) + m, e y's biased exponent and m its
-// top two mantissa bits (0..15: which quarter of which octave), as the float register's pattern;
-// lut16(t, key): t[key] per lane from a table of 16 floats (one permute at avx512, two and a
-// blend at avx2, lane by lane below).
+// lut_key(y), for y in [1, 16): the int32 lanes 2 (e - 127) + m, e y's biased exponent and m its
+// top mantissa bit (0..7: which half of which octave), as the float register's pattern;
+// lut8(t, key): t[key] per lane from a table of 8 floats (one permute at avx512 and avx2, lane by
+// lane below).
 #if defined(EMBER_VEC_AVX512)
 inline NF fms(NF a, NF b, NF c) { return _mm512_fmsub_ps(a, b, c); }
 inline NF fnma(NF a, NF b, NF c) { return _mm512_fnmadd_ps(a, b, c); }
@@ -422,9 +422,11 @@ inline NF add_exp(NF p, NF k) {
   return _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(p), _mm512_slli_epi32(_mm512_castps_si512(k), 23)));
 }
 inline NF lut_key(NF y) {
-  return _mm512_castsi512_ps(_mm512_sub_epi32(_mm512_srli_epi32(_mm512_castps_si512(y), 21), _mm512_set1_epi32(508)));
+  return _mm512_castsi512_ps(_mm512_sub_epi32(_mm512_srli_epi32(_mm512_castps_si512(y), 22), _mm512_set1_epi32(254)));
 }
-inline NF lut16(const float* t, NF key) { return _mm512_permutexvar_ps(_mm512_castps_si512(key), _mm512_loadu_ps(t)); }
+inline NF lut8(const float* t, NF key) {  // keys are 0..7: the upper half of the table register is never read
+  return _mm512_permutexvar_ps(_mm512_castps_si512(key), _mm512_zextps256_ps512(_mm256_loadu_ps(t)));
+}
 #elif defined(EMBER_VEC_AVX2)
 inline NF fms(NF a, NF b, NF c) { return _mm256_fmsub_ps(a, b, c); }
 inline NF fnma(NF a, NF b, NF c) { return _mm256_fnmadd_ps(a, b, c); }
@@ -433,23 +435,19 @@ inline NF add_exp(NF p, NF k) {
   return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p), _mm256_slli_epi32(_mm256_castps_si256(k), 23)));
 }
 inline NF lut_key(NF y) {
-  return _mm256_castsi256_ps(_mm256_sub_epi32(_mm256_srli_epi32(_mm256_castps_si256(y), 21), _mm256_set1_epi32(508)));
+  return _mm256_castsi256_ps(_mm256_sub_epi32(_mm256_srli_epi32(_mm256_castps_si256(y), 22), _mm256_set1_epi32(254)));
 }
-inline NF lut16(const float* t, NF key) {
-  const __m256i k = _mm256_castps_si256(key);  // permutevar reads the low 3 bits; bit 3 picks the half
-  const __m256 lo = _mm256_permutevar8x32_ps(_mm256_loadu_ps(t), k), hi = _mm256_permutevar8x32_ps(_mm256_loadu_ps(t + 8), k);
-  return _mm256_blendv_ps(lo, hi, _mm256_castsi256_ps(_mm256_slli_epi32(k, 28)));
-}
+inline NF lut8(const float* t, NF key) { return _mm256_permutevar8x32_ps(_mm256_loadu_ps(t), _mm256_castps_si256(key)); }
 #elif defined(EMBER_VEC_SSE2)
 inline NF fms(NF a, NF b, NF c) { return _mm_sub_ps(_mm_mul_ps(a, b), c); }
 inline NF fnma(NF a, NF b, NF c) { return _mm_sub_ps(c, _mm_mul_ps(a, b)); }
 inline NF min_num(NF a, NF b) { return _mm_min_ps(a, b); }
 inline NF add_exp(NF p, NF k) { return _mm_castsi128_ps(_mm_add_epi32(_mm_castps_si128(p), _mm_slli_epi32(_mm_castps_si128(k), 23))); }
-inline NF lut_key(NF y) { return _mm_castsi128_ps(_mm_sub_epi32(_mm_srli_epi32(_mm_castps_si128(y), 21), _mm_set1_epi32(508))); }
-inline NF lut16(const float* t, NF key) {
+inline NF lut_key(NF y) { return _mm_castsi128_ps(_mm_sub_epi32(_mm_srli_epi32(_mm_castps_si128(y), 22), _mm_set1_epi32(254))); }
+inline NF lut8(const float* t, NF key) {
   alignas(16) int32_t k[4];
   _mm_store_si128(reinterpret_cast<__m128i*>(k), _mm_castps_si128(key));
-  return _mm_setr_ps(t[k[0] & 15], t[k[1] & 15], t[k[2] & 15], t[k[3] & 15]);
+  return _mm_setr_ps(t[k[0] & 7], t[k[1] & 7], t[k[2] & 7], t[k[3] & 7]);
 }
 #else
 inline NF fms(NF a, NF b, NF c) {
@@ -475,16 +473,16 @@ inline NF lut_key(NF y) {
   for (int i = 0; i < kLanesF; ++i) {
     uint32_t x;
     std::memcpy(&x, &y.l[i], 4);
-    x = (x >> 21) - 508u;
+    x = (x >> 22) - 254u;
     std::memcpy(&y.l[i], &x, 4);
   }
   return y;
 }
-inline NF lut16(const float* t, NF key) {
+inline NF lut8(const float* t, NF key) {
   for (int i = 0; i < kLanesF; ++i) {
     uint32_t k;
     std::memcpy(&k, &key.l[i], 4);
-    key.l[i] = t[k & 15];
+    key.l[i] = t[k & 7];
   }
   return key;
 }
@@ -695,10 +693,13 @@ EMBER_VEC_COMPOSITES(VD, double)
 //     t e^(-z^2 + Q(u)) / 2, t = 1 / (1 + p z), p = 1 / sqrt 2, u = 2t - 1, for z in [0.3, 11].
 //   - gelu: one form for every x, with E = erfc(a / sqrt 2) / 2 = Phi(-a), a = |x|: x - x E (one
 //     fnma) for x > 0, x E below; neither cancels. E = e^(-a^2 / 2) R(a), R(a) = Phi(-a) e^(a^2 / 2)
-//     smooth and between 0.5 and 0.4 / a, so no division: R is a degree-6 polynomial in s = a - a0
-//     on 13 intervals [a0, a1) (quarters of the octaves of y = 1 + a / 2: width 1/2 below a = 2,
-//     1 to 6, 2 to 14, then [14, 18)), its coefficients looked up by lane from 16-entry tables
-//     (lut16), the constant term in two floats. e^(-a^2 / 2) = 2^n (1 + p), p = e^r - 1 with
+//     smooth and between 0.5 and 0.4 / a, so no division: R is a degree-8 polynomial in s = a - a0
+//     on 8 intervals (halves of the octaves of y = 1 + a: width 1/2 below a = 1, then 1, 2, 4; a0
+//     the midpoint but in the first), its coefficients and a0 looked up by lane from 8-entry tables
+//     (lut8: one permute at avx2 as at avx512), the constant term in two floats. Why 8 entries: at
+//     avx2 a 16-entry lookup takes two permutes and a blend, and the 13-interval degree-6 form spent
+//     half its time on them (57-73 cycles per 8 lanes on a Zen 3, 30-36 with the lookups replaced
+//     by constants). e^(-a^2 / 2) = 2^n (1 + p), p = e^r - 1 with
 //     -a^2 / 2 = P + Pl exactly and r = P - n ln 2 + Pl, and E = (c0 + V)(1 + p) 2^n, rounded once
 //     before the scaling; 2^n is added to the exponent field as an integer, and only a vector with a
 //     lane past a = 12.8 (results that turn subnormal, inf, NaN) takes the slower path that rounds
@@ -723,17 +724,21 @@ template <int From = 0, int N> inline VF horner(VF x, const float (&c)[N]) {
 // erf(z) / z - 1 in z^2, z in [0, 0.9]
 inline constexpr float kErfSmall[] = {0x1.06eba8p-3f, -0x1.81274p-2f, 0x1.ce2d6p-4f, -0x1.b80062p-6f,
                                       0x1.543f2ap-8f, -0x1.a583bcp-11f, 0x1.4d2864p-14f};
-// gelu: R(a0 + s) = Phi(-a) e^(a^2 / 2) ~ (c0hi + c0lo) + c1 s + ... + c6 s^6 on interval k; row j
-// holds coefficient j (c0hi, c0lo, c1, ..., c6) of the 13 intervals (tools/fit_erf.py).
-alignas(64) inline constexpr float kGeluR[8][16] = {
-    {0x1p-1f, 0x1.66027ap-2f, 0x1.0bdb2ep-2f, 0x1.a57056p-3f, 0x1.5845dcp-3f, 0x1.f1b89cp-4f, 0x1.82b4bcp-4f, 0x1.3b0fbcp-4f, 0x1.095608p-4f, 0x1.926972p-5f, 0x1.43a38ap-5f, 0x1.0e7dcep-5f, 0x1.d087aep-6f, 0.0f, 0.0f, 0.0f},
-    {0.0f, 0x1.a98496p-27f, 0x1.cef98ep-33f, -0x1.a5db52p-29f, 0x1.5a54aap-28f, 0x1.18f4dcp-31f, -0x1.cdac8cp-30f, 0x1.698ef8p-29f, 0x1.8f62bep-29f, 0x1.7a866ep-32f, 0x1.c8dda8p-30f, -0x1.c4d9cep-30f, -0x1.23e682p-31f, 0.0f, 0.0f, 0.0f},
-    {-0x1.98844p-2f, -0x1.cb062p-3f, -0x1.195248p-3f, -0x1.71c04ap-4f, -0x1.00f9b4p-4f, -0x1.19cee2p-5f, -0x1.5cf974p-6f, -0x1.d614e8p-7f, -0x1.50689p-7f, -0x1.86b834p-8f, -0x1.fbf2c8p-9f, -0x1.63cfc6p-9f, -0x1.06cda2p-9f, 0.0f, 0.0f, 0.0f},
-    {0x1.fffa1cp-3f, 0x1.e67e66p-4f, 0x1.fcc666p-5f, 0x1.203f8ap-5f, 0x1.5d245p-6f, 0x1.2c043cp-7f, 0x1.2dd7e4p-8f, 0x1.542986p-9f, 0x1.a0df7p-10f, 0x1.7620fcp-11f, 0x1.8aefep-12f, 0x1.d0f9f2p-13f, 0x1.27df5p-13f, 0.0f, 0.0f, 0.0f},
-    {-0x1.100afep-3f, -0x1.c18342p-5f, -0x1.9acfcap-6f, -0x1.995c24p-7f, -0x1.b628f8p-8f, -0x1.2e609ep-9f, -0x1.f63694p-11f, -0x1.de6dc2p-12f, -0x1.f83166p-13f, -0x1.610742p-14f, -0x1.3017f6p-15f, -0x1.2dbb08p-16f, -0x1.4aac82p-17f, 0.0f, 0.0f, 0.0f},
-    {0x1.f8a158p-5f, 0x1.71d1ap-6f, 0x1.2cdb1cp-7f, 0x1.0ba42p-8f, 0x1.f6fa18p-10f, 0x1.1df8e8p-11f, 0x1.8f02d6p-13f, 0x1.454ba2p-14f, 0x1.229f38p-15f, 0x1.4378fap-17f, 0x1.cb1bbp-19f, 0x1.821cdp-20f, 0x1.66899ap-21f, 0.0f, 0.0f, 0.0f},
-    {-0x1.85059p-6f, -0x1.02aa8ep-7f, -0x1.7fa0bp-9f, -0x1.360ec4p-10f, -0x1.df4f4ap-12f, -0x1.d2a26ap-14f, -0x1.1a032cp-15f, -0x1.9384f4p-17f, -0x1.1c6fb2p-18f, -0x1.06bdf8p-20f, -0x1.3b769ep-22f, -0x1.ca0b6cp-24f, -0x1.508d72p-25f, 0.0f, 0.0f, 0.0f},
-    {0x1.7476aep-8f, 0x1.ceb78ep-10f, 0x1.43d5eap-11f, 0x1.e81cf2p-13f, 0x1.0de6a2p-14f, 0x1.d89488p-17f, 0x1.03028ep-18f, 0x1.53e5aep-20f, 0x1.49c788p-22f, 0x1.0d31dap-24f, 0x1.1e512ap-26f, 0x1.745854p-28f, 0x1.7cf07ap-30f, 0.0f, 0.0f, 0.0f}};
+// gelu: R(a0 + s) = Phi(-a) e^(a^2 / 2) ~ (c0hi + c0lo) + c1 s + ... + c8 s^8 on interval k (the
+// halves of the octaves of 1 + a: [0, 1/2), [1/2, 1), [1, 2), [2, 3), [3, 5), [5, 7), [7, 11),
+// [11, 15)), a0 = kGeluA0[k] its midpoint (0 for the first); row j holds coefficient j (c0hi, c0lo,
+// c1, ..., c8) of the 8 intervals (tools/fit_erf.py).
+alignas(32) inline constexpr float kGeluA0[8] = {0.0f, 0.75f, 1.5f, 2.5f, 4.0f, 6.0f, 9.0f, 13.0f};
+alignas(32) inline constexpr float kGeluR[10][8] = {{0x1p-1f, 0x1.337024p-2f, 0x1.a57056p-3f, 0x1.217252p-3f, 0x1.82b4bcp-4f, 0x1.095608p-4f, 0x1.66ccb8p-5f, 0x1.f3ddc2p-6f},
+ {0.0f, -0x1.086b3cp-27f, -0x1.a5db52p-29f, 0x1.8b805cp-30f, -0x1.cdac8cp-30f, 0x1.8f62bep-29f, -0x1.18fceap-31f, 0x1.7a2c42p-32f},
+ {-0x1.988454p-2f, -0x1.63e072p-3f, -0x1.71c04cp-4f, -0x1.75ab64p-5f, -0x1.5cf97ap-6f, -0x1.5068c2p-7f, -0x1.37812p-8f, -0x1.3012a8p-9f},
+ {0x1.000024p-2f, 0x1.5bf7f2p-4f, 0x1.20403ap-5f, 0x1.bf399ep-7f, 0x1.2dda04p-8f, 0x1.a0eee4p-10f, 0x1.0b6e06p-11f, 0x1.6fdc4p-13f},
+ {-0x1.105cbep-3f, -0x1.2c831cp-5f, -0x1.9980b4p-7f, -0x1.f6276cp-9f, -0x1.f6a73ep-11f, -0x1.f9cd48p-13f, -0x1.c63e7ep-15f, -0x1.ba92p-17f},
+ {0x1.004496p-4f, 0x1.d68b14p-7f, 0x1.0d5fbp-8f, 0x1.0ac1d6p-10f, 0x1.943d4ap-13f, 0x1.2cab74p-15f, 0x1.7db9p-18f, 0x1.08c6c4p-20f},
+ {-0x1.b7fd7p-6f, -0x1.552bd2p-8f, -0x1.4bc6fp-10f, -0x1.0de0b4p-12f, -0x1.3a57fap-15f, -0x1.5e692ep-18f, -0x1.3c719p-21f, -0x1.3ad21ep-24f},
+ {0x1.668422p-7f, 0x1.cb82f2p-10f, 0x1.82731p-12f, 0x1.0581d8p-14f, 0x1.dbc50ep-18f, 0x1.917ffp-21f, 0x1.049ddp-24f, 0x1.74a7fcp-28f},
+ {-0x1.143808p-8f, -0x1.6b313p-12f, -0x1.bb4e5ap-14f, -0x1.f2944cp-17f, -0x1.77addep-20f, -0x1.d9941ap-24f, -0x1.d5612p-28f, -0x1.cea622p-32f},
+ {0x1.2551a2p-10f, 0x1.713674p-14f, 0x1.cca06ap-16f, 0x1.ba3092p-19f, 0x1.0b8c0ep-22f, 0x1.03596cp-26f, 0x1.7b4d0ep-31f, 0x1.0fb854p-35f}};
 // Q(u) = log(erfc(z) e^(z^2) / t) + ln 2 in u, z in [0.3, 11]
 inline constexpr float kErfcTail[] = {0x1.2f5e0cp-2f, 0x1.f8b0dap-2f, -0x1.420fdp-4f, -0x1.25559ap-5f,
                                       0x1.57000cp-6f, 0x1.06f498p-10f, -0x1.72a1eap-8f, 0x1.37fef4p-9f,
@@ -788,15 +793,19 @@ inline VD erf(VD a) { return vecimpl::apply1(EMBER_SLEEF_D(erf), a.v); }
 inline VF gelu_erf(VF x) {
   using namespace erf_detail;
   const VF a(vecimpl::min_num(abs(x).v, VF(15.5f).v));  // 15.5 for NaN: then x E is x's NaN
-  // The interval: y = 1 + a / 2 (rounded; a a hair below a0 then gets interval k with s = -tiny,
-  // inside the fit), a0 = 2 (y's leading three bits - 1) exactly, s = a - a0 exactly (Sterbenz).
-  const VF y = fma(a, 0.5f, 1.0f);
+  // The interval: y = 1 + ap, rounded (ap a hair below an interval's start may get that interval, with s
+  // a hair below its start, inside the fit), its key the octave and half of y; s = ap - a0 is exact
+  // (a0 = 0, or a0 / 2 <= ap <= 2 a0: Sterbenz). R is taken at ap = min(a, 14.875): from a = 14.3 on
+  // every result is x or ±0 whatever R's value (its use there: near 0.027, as R(a) is).
+  const VF ap = min_v(a, 14.875f), y = ap + 1.0f;
   const VF key(vecimpl::lut_key(y.v));
-  const VF s = a - fma(VF(vecimpl::bit_and(y.v, VF(std::bit_cast<float>(0xffe00000u)).v)), 2.0f, -2.0f);
-  auto c = [&](int j) { return VF(vecimpl::lut16(kGeluR[j], key.v)); };
-  VF q = c(7);
-  for (int j = 6; j >= 2; --j) q = fma(q, s, c(j));
-  const VF V = fma(q, s, c(1)), c0 = c(0);  // R = c0 + V
+  const VF s = ap - VF(vecimpl::lut8(kGeluA0, key.v));
+  auto c = [&](int j) { return VF(vecimpl::lut8(kGeluR[j], key.v)); };
+  // V = R - c0hi = c0lo + c1 s + s^2 Q(s): the c1 s term is added last, inside one fma, so that Q's
+  // rounding counts at s^2 rather than s.
+  VF q = c(9);
+  for (int j = 8; j >= 3; --j) q = fma(q, s, c(j));
+  const VF V = fma(c(2), s, fma(q, s * s, c(1))), c0 = c(0);  // R = c0 + V
   VF P, Pl;  // -a^2 / 2 = P + Pl
   if constexpr (vecimpl::kFusedFma) {
     const VF h = a * -0.5f;
@@ -811,8 +820,9 @@ inline VF gelu_erf(VF x) {
   const VF k = fma(P, 1.44269504f, 12582912.0f), n = k - 12582912.0f;
   const VF r = fma(n, -0x1.62e4p-1f, P) + fma(n, -0x1.7f7d1cp-20f, Pl);
   const VF p = fma(r * r, horner(r, kExpPoly), r);  // e^r - 1
-  // (c0 + V)(1 + p) = c0 + inner, and x times it with x c0 exact inside one fma (x E for x < 0).
-  const VF inner = fma(V, p, fma(c0, p, V));
+  // (c0 + V)(1 + p) = c0 + inner, inner = c0 p + V (1 + p) (the smaller part first), and x times it
+  // with x c0 exact inside one fma (x E for x < 0).
+  const VF inner = fma(c0, p, fma(V, p, V));
   const VF Em = c0 + inner;
   VF xEm;
   if constexpr (vecimpl::kFusedFma) {
