@@ -68,8 +68,9 @@ struct ByteWriter {
   std::vector<uint8_t> out;
   template <typename T>
   void put(const T& v) {
-    const auto* p = reinterpret_cast<const uint8_t*>(&v);
-    out.insert(out.end(), p, p + sizeof(T));
+    const size_t at = out.size();
+    out.resize(at + sizeof(T));
+    std::memcpy(out.data() + at, &v, sizeof(T));
   }
 };
 struct ByteReader {
