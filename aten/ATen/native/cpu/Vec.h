@@ -604,7 +604,10 @@ inline VD exp(VD a) { return vecimpl::apply1(EMBER_SLEEF_D(exp), a.v); }
 // double > 709.78), short of where the results do (89.41, 710.47), and its log1p returns inf
 // from x = 2e38 (float) / 1e308 (double). Past |x| = 88.5 (709.5) sinh and cosh are e^|x| / 2, taken
 // as e^(|x| - 64) * (e^64 / 2) (512 for double; |x| - 64 is exact there); past 1e38 (1e307)
-// log1p(x) is log(x) to well under an ulp. The extra work runs only when a lane needs it.
+// log1p(x) is log(x) to well under an ulp. SLEEF's double erf without FMA (sse2, generic) was 1.078
+// ulp off at a subnormal input (8.9e-309; check_levels --full): below |x| = 2^-1000, where erf(x) is
+// (2 / sqrt pi) x to far under an ulp, every level takes that product, rounded once. The extra work
+// runs only when a lane needs it.
 template <typename S> struct RangeFix;
 template <> struct RangeFix<float> {
   static constexpr float exp_limit = 88.5f, shift = 64.0f, half_e_shift_hi = 3.1175744e27f,
@@ -786,7 +789,11 @@ inline VF erf(VF x) {  // Note [Own float erf]
   const VF c = erfc_tail<false>(min_v(ax, 4.0f), 1.0f, 0.70710678f);  // erf(4) rounds to 1
   return select_gt(ax, 0.9f, select_gt(x, 0.0f, c, -c), near0);
 }
-inline VD erf(VD a) { return vecimpl::apply1(EMBER_SLEEF_D(erf), a.v); }
+inline VD erf(VD a) {  // Note [SLEEF range fixes]: below 2^-1000, (2 / sqrt pi) a rounded once
+  const VD r = vecimpl::apply1(EMBER_SLEEF_D(erf), a.v), ax = abs(a), lim(0x1p-1000);
+  if (!vecimpl::any_gt(lim.v, ax.v)) return r;
+  return vecimpl::blend_gt(lim.v, ax.v, (a * 1.1283791670955126).v, r.v);
+}
 
 /// 0.5 x (1 + erf(x / sqrt 2)), as x - x E for x > 0 and x E below, E = erfc(|x| / sqrt 2) / 2.
 /// Note [Own float erf]
