@@ -370,3 +370,57 @@ TEST_CASE("vec math: Half and BFloat16 are the float result rounded once", "[vec
     check_binary_rounded_once<c10::BFloat16>(name, op);
   }
 }
+
+TEST_CASE("vec math: float exp and sigmoid give the same bits on their fast and wide paths", "[vec_math]") {
+  // Note [Own float exp]: a vector whose lanes all have |x| <= 87 scales by an integer add to the
+  // exponent; any other vector takes the clamped path that rounds p 2^n once. The same inputs run
+  // once as they are (fast path everywhere) and once with every fourth element replaced by a value
+  // outside that range (so every vector, 4, 8 or 16 lanes, takes the wide path): the other lanes
+  // must not change.
+  std::vector<float> x;
+  std::mt19937 gen(2026);
+  std::uniform_real_distribution<float> u(-87.0f, 87.0f);
+  for (float v : {0.0f, -0.0f, 87.0f, -87.0f, 86.99999f, -86.99999f, 1e-30f, -1e-30f, 1e-45f, 0.3465736f, -0.3465736f,
+                  87.0f * 0.5f, -62.38325f, 88.0f / 3, 1.0f, -1.0f})
+    x.push_back(v);
+  while (x.size() < 4096) x.push_back(u(gen));
+  for (float outside : {100.0f, -100.0f, 87.5f, -87.5f, std::numeric_limits<float>::quiet_NaN(),
+                        std::numeric_limits<float>::infinity()}) {
+    std::vector<float> mixed = x;
+    for (size_t i = 3; i < mixed.size(); i += 4) mixed[i] = outside;
+    for (const auto& [name, op] : std::vector<std::pair<const char*, Unary>>{
+             {"exp", [](const at::Tensor& t) { return t.exp(); }}, {"sigmoid", [](const at::Tensor& t) { return t.sigmoid(); }}}) {
+      const std::vector<float> fast = values_of<float>(op(tensor_of(x))), wide = values_of<float>(op(tensor_of(mixed)));
+      size_t differ = 0, first = 0;
+      for (size_t i = 0; i < x.size(); ++i)
+        if (i % 4 != 3 && !same_value(fast[i], wide[i]) && differ++ == 0) first = i;
+      INFO(name << " with " << outside << " in every fourth lane: " << differ << " lanes differ, first at x = " << x[first]);
+      CHECK(differ == 0);
+    }
+  }
+}
+
+TEST_CASE("vec math: softmax's exponentials are the pointwise exp's, at every row length and dim", "[vec_math]") {
+  // One element 0 and the rest far below (float: [-60, -30], double: [-700, -100]): the row sums
+  // to 1 so nearly that 1 / sum rounds to 1.0, and softmax(x)[i] is e^x[i] itself, bit for bit the
+  // pointwise exp's (the same vector exp, Note [One vector-math source]), also in a row's last
+  // n % W elements and along a dim that is not the last. (libm's exp differs from the vector one in
+  // the last bit for some x: the tails and the other dims used it until 2026-12-04.)
+  std::mt19937 gen(7);
+  for (const at::ScalarType dt : {at::kFloat, at::kDouble}) {
+    std::uniform_real_distribution<double> u(dt == at::kFloat ? -60.0 : -700.0, dt == at::kFloat ? -30.0 : -100.0);
+    for (int64_t len = 1; len <= 40; ++len) {
+      std::vector<double> v{0.0};
+      while (static_cast<int64_t>(v.size()) < len) v.push_back(u(gen));
+      const at::Tensor x = tensor_of(v).to(dt);
+      const at::Tensor e = x.exp();
+      // Along the last dim (rows of `len`), and along dim 0 of a [len, 3] tensor (strided path).
+      const at::Tensor last = at::softmax(x.reshape({1, len}), 1).reshape({len});
+      const at::Tensor cols = x.reshape({len, 1}).expand({len, 3}).contiguous();
+      const at::Tensor first = at::softmax(cols, 0);
+      INFO(c10::dtypeName(dt) << " row length " << len);
+      CHECK(last.equal(e));
+      for (int64_t c = 0; c < 3; ++c) CHECK(first.select(1, c).contiguous().equal(e));
+    }
+  }
+}

@@ -6,7 +6,9 @@
 //     uses the SIMD Vec path for float/double when available;
 //   - softmax over any other dim of a contiguous tensor: blocks of the contiguous inner dims are
 //     processed together, striding over the softmax dim, so the inner loops vectorise.
-// Half/BFloat16 compute in float; sums accumulate in double.
+// Half/BFloat16 compute in float; sums accumulate in double. Every exponential, in either loop and
+// in a row's last n % W elements too, is the vector exp of Vec.h (Note [One vector-math source] in
+// cpu/Loops.h): an element's e^(x - max) has the same bits whatever the row length or the dim.
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/native/cpu/SoftmaxKernel.h>
 #include <ATen/native/ReduceUtils.h>
@@ -27,6 +29,39 @@ namespace EMBER_CPU_NS {  // Note [CPU capability levels]
 namespace {
 
 constexpr int64_t kGrain = at::kGrainSize;
+
+template <typename T>
+inline constexpr bool kVecExp = std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+// y[i] = e^(x[i] - m) for the n < W elements of a row's tail, as one zero-padded vector (the
+// vector body's subtraction and exp, lane by lane the same); returns their sum in double.
+template <typename T>
+inline double exp_tail(const T* x, T* y, int64_t n, T m) {
+  using V = ember::pw::Vec<T>;
+  alignas(64) T b[V::size] = {};
+  for (int64_t k = 0; k < n; ++k) b[k] = x[k] - m;
+  ember::pw::exp(V::load(b)).store(b);
+  double s = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    y[k] = b[k];
+    s += static_cast<double>(b[k]);
+  }
+  return s;
+}
+
+// y[i] = e^(y[i]) for i < n: whole vectors, then the rest as one zero-padded vector.
+template <typename T>
+inline void exp_inplace(T* y, int64_t n) {
+  if constexpr (kVecExp<T>) {
+    using V = ember::pw::Vec<T>;
+    constexpr int64_t W = V::size;
+    int64_t i = 0;
+    for (; i + W <= n; i += W) ember::pw::exp(V::load(y + i)).store(y + i);
+    if (i < n) exp_tail(y + i, y + i, n - i, T(0));
+  } else {
+    for (int64_t i = 0; i < n; ++i) y[i] = std::exp(y[i]);
+  }
+}
 
 #if defined(__AVX2__)
 // Adds 8 (AVX2) or 16 (AVX-512) floats into double accumulators: independent vector adds, so the
@@ -85,9 +120,13 @@ inline double exp_shifted(const T* x, T* y, int64_t n, T mx) {
     for (; j < i; ++j) s += static_cast<double>(y[j]);
   }
 #endif
-  for (; i < n; ++i) {
-    y[i] = std::exp(x[i] - mx);
-    s += y[i];
+  if constexpr (kVecExp<T>) {
+    if (i < n) s += exp_tail(x + i, y + i, n - i, mx);
+  } else {
+    for (; i < n; ++i) {
+      y[i] = std::exp(x[i] - mx);
+      s += y[i];
+    }
   }
   return s;
 }
@@ -152,10 +191,7 @@ void softmax_row_direct(const T* x, T* y, int64_t L, bool log, const T* next) {
         for (int64_t j = 0; j < i; ++j) s += static_cast<double>(y[j]);
       }
     }
-    for (; i < L; ++i) {
-      y[i] = std::exp(x[i] - mx);
-      s += static_cast<double>(y[i]);
-    }
+    if (i < L) s += exp_tail(x + i, y + i, L - i, mx);
   }
   i = 0;
   if (log) {
@@ -249,22 +285,30 @@ void softmax_strided(const in_t* in, out_t* out, int64_t outer, int64_t L, int64
     const int64_t o = t / nb, i0 = (t % nb) * IC, n = std::min(IC, inner - i0);
     const in_t* x = in + o * L * inner + i0;
     out_t* y = out + o * L * inner + i0;
-    op_t mx[IC];
+    alignas(64) op_t mx[IC], e[IC];
     double s[IC];
     for (int64_t i = 0; i < n; ++i) { mx[i] = -std::numeric_limits<op_t>::infinity(); s[i] = 0; }
     for (int64_t k = 0; k < L; ++k)
       for (int64_t i = 0; i < n; ++i) mx[i] = std::max(mx[i], static_cast<op_t>(x[k * inner + i]));
-    for (int64_t k = 0; k < L; ++k)
-      for (int64_t i = 0; i < n; ++i) s[i] += static_cast<double>(std::exp(static_cast<op_t>(x[k * inner + i]) - mx[i]));
+    // e = exp(x - max) for one k across the block, through the vector exp (exp_inplace).
+    const auto exps = [&](int64_t k) {
+      for (int64_t i = 0; i < n; ++i) e[i] = static_cast<op_t>(x[k * inner + i]) - mx[i];
+      exp_inplace(e, n);
+    };
+    for (int64_t k = 0; k < L; ++k) {
+      exps(k);
+      for (int64_t i = 0; i < n; ++i) s[i] += static_cast<double>(e[i]);
+    }
     if (log) {
       for (int64_t i = 0; i < n; ++i) mx[i] += static_cast<op_t>(std::log(s[i]));
       for (int64_t k = 0; k < L; ++k)
         for (int64_t i = 0; i < n; ++i) y[k * inner + i] = static_cast<out_t>(static_cast<op_t>(x[k * inner + i]) - mx[i]);
     } else {
       for (int64_t i = 0; i < n; ++i) s[i] = 1.0 / s[i];
-      for (int64_t k = 0; k < L; ++k)
-        for (int64_t i = 0; i < n; ++i)
-          y[k * inner + i] = static_cast<out_t>(std::exp(static_cast<op_t>(x[k * inner + i]) - mx[i]) * static_cast<op_t>(s[i]));
+      for (int64_t k = 0; k < L; ++k) {
+        exps(k);
+        for (int64_t i = 0; i < n; ++i) y[k * inner + i] = static_cast<out_t>(e[i] * static_cast<op_t>(s[i]));
+      }
     }
   }
   });
