@@ -140,9 +140,13 @@ Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
   const Tensor windows = padded.unfold(nd - 2, k[0], s[0]).unfold(nd - 1, k[1], s[1]).narrow(nd - 2, 0, OH).narrow(nd - 1, 0, OW);
   const Tensor sums = windows.sum(std::vector<int64_t>{-2, -1});
   const bool integral = self.scalar_type() == kLong;
+  // A channels-last input gives a channels-last result, as libtorch's (Note [Channels-last pooling]
+  // in kernels/cpu/pool.cpp).
+  const bool cl = nd == 4 && conv_utils::suggests_channels_last(self);
+  const auto in_layout = [&](const Tensor& r) { return cl ? r.contiguous(MemoryFormat::ChannelsLast) : r; };
   if (divisor_override.has_value()) {
-    if (integral) return sums.div(Scalar(*divisor_override), "trunc");
-    return sums.div(Scalar(static_cast<double>(*divisor_override)));
+    if (integral) return in_layout(sums.div(Scalar(*divisor_override), "trunc"));
+    return in_layout(sums.div(Scalar(static_cast<double>(*divisor_override))));
   }
   const auto ch = window_counts(H, k[0], s[0], p[0], OH, count_include_pad);
   const auto cw = window_counts(W, k[1], s[1], p[1], OW, count_include_pad);
@@ -151,8 +155,8 @@ Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
   for (double a : ch)
     for (double b : cw) counts.push_back(a * b);
   const Tensor divisor = at::tensor(counts, TensorOptions().dtype(self.scalar_type())).reshape({OH, OW}).to(self.device());
-  if (integral) return sums.div(divisor, "trunc");
-  return sums.div(divisor);
+  if (integral) return in_layout(sums.div(divisor, "trunc"));
+  return in_layout(sums.div(divisor));
 }
 
 Tensor avg_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,

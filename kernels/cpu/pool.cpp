@@ -4,6 +4,16 @@
 // Plain loops over (N * C) planes, one plane per loop index, so results do not depend on the
 // thread count. Indices are flat positions h * W + w (2-D) or (t * H + h) * W + w (3-D) within the
 // input plane (libtorch's convention), which the backward scatters the gradient to.
+//
+// Note [Channels-last pooling]
+// A 4-d input whose strides suggest channels-last (conv_utils::suggests_channels_last, as for the
+// convolution) is pooled in that layout: the output, the indices and, in the backward, the input
+// gradient are channels-last too (sizes NCHW, strides NHWC), as libtorch returns them, so a
+// channels-last network does not flip to NCHW (and back, at the next convolution) at every
+// pooling layer. The loop runs over output positions with the channels innermost: each tap reads C
+// contiguous values. Per channel the taps are scanned in the same order with the same rule, and the
+// backward adds each channel's gradients in the same order, so both layouts give the same values,
+// indices and gradients.
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/native/ConvUtils.h>
 #include <ATen/Parallel.h>
@@ -216,9 +226,125 @@ void max_pool_backward(const MaxPoolGeometry& g, const T* gy, const int64_t* ind
   });
 }
 
+// Channels-last (Note [Channels-last pooling]): tasks are (image, block of kChannelBlock channels).
+constexpr int64_t kChannelBlock = 64;
+
+// One output position's window over channels [0, cn) of a channels-last image `x` (C channels):
+// float channels four at a time with SSE2 (the x86-64 baseline), positions in int32 lanes (a
+// plane's H * W fits: checked by the caller), the rest one by one; the same rule and tap order as
+// the NCHW scan (Note [Max pooling and NaN]).
+template <typename T>
+inline void max_window_cl(const T* x, int64_t C, int64_t W, Taps th, Taps tw, int64_t dh, int64_t dw, T lowest,
+                          int64_t first, int64_t cn, bool narrow, T* yo, int64_t* io) {
+  int64_t c = 0;
+#if defined(__SSE2__)
+  if constexpr (std::is_same_v<T, float>) {
+    if (narrow) {
+      const __m128i zero = _mm_setzero_si128();
+      for (; c + 4 <= cn; c += 4) {
+        __m128 best = _mm_set1_ps(lowest);
+        __m128i at = _mm_set1_epi32(static_cast<int32_t>(first));
+        for (int64_t h = th.lo; h < th.hi; h += dh) {
+          for (int64_t w = tw.lo; w < tw.hi; w += dw) {
+            const __m128 v = _mm_loadu_ps(x + (h * W + w) * C + c);
+            const __m128 m = _mm_or_ps(_mm_cmpgt_ps(v, best), _mm_cmpunord_ps(v, v));
+            const __m128i mi = _mm_castps_si128(m), pos = _mm_set1_epi32(static_cast<int32_t>(h * W + w));
+            best = _mm_or_ps(_mm_and_ps(m, v), _mm_andnot_ps(m, best));
+            at = _mm_or_si128(_mm_and_si128(mi, pos), _mm_andnot_si128(mi, at));
+          }
+        }
+        _mm_storeu_ps(yo + c, best);
+        // Positions are >= -1: sign-extend through a comparison with zero.
+        const __m128i sign = _mm_cmpgt_epi32(zero, at);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(io + c), _mm_unpacklo_epi32(at, sign));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(io + c + 2), _mm_unpackhi_epi32(at, sign));
+      }
+    }
+  }
+#endif
+  for (; c < cn; ++c) {
+    T best = lowest;
+    int64_t at = first;
+    for (int64_t h = th.lo; h < th.hi; h += dh) {
+      for (int64_t w = tw.lo; w < tw.hi; w += dw) {
+        const T v = x[(h * W + w) * C + c];
+        const bool take = v > best || is_nan(v);
+        best = take ? v : best;
+        at = take ? h * W + w : at;
+      }
+    }
+    yo[c] = best;
+    io[c] = at;
+  }
+}
+
+template <typename T>
+void max_pool_forward_cl(const MaxPoolGeometry& g, int64_t N, int64_t C, const T* x, T* y, int64_t* ind) {
+  const int64_t H = g.in[1], W = g.in[2], OH = g.out[1], OW = g.out[2];
+  const int64_t blocks = (C + kChannelBlock - 1) / kChannelBlock, tasks = N * blocks;
+  const int64_t grain = at::internal::grain_for_tasks(N * C * OH * OW * g.k[1] * g.k[2], tasks);
+  const T lowest = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+  const bool narrow = H * W <= std::numeric_limits<int32_t>::max();
+  at::parallel_for(0, tasks, grain, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t n = t / blocks, c0 = (t % blocks) * kChannelBlock, cn = std::min(kChannelBlock, C - c0);
+      const T* xn = x + n * H * W * C + c0;
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        const Taps th = taps(oh, H, g.k[1], g.s[1], g.p[1], g.d[1]);
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          const Taps tw = taps(ow, W, g.k[2], g.s[2], g.p[2], g.d[2]);
+          const int64_t o = ((n * OH + oh) * OW + ow) * C + c0;
+          // A window whose every tap is in the padding keeps the lowest value and index -1.
+          const bool empty = th.lo >= th.hi || tw.lo >= tw.hi;
+          max_window_cl(xn, C, W, th, tw, g.d[1], g.d[2], lowest, empty ? -1 : th.lo * W + tw.lo, cn, narrow, y + o, ind + o);
+        }
+      }
+    }
+  });
+}
+
+template <typename T>
+void max_pool_backward_cl(const MaxPoolGeometry& g, int64_t N, int64_t C, const T* gy, const int64_t* ind, T* gx) {
+  const int64_t plane = g.in_plane(), out = g.out_plane();
+  const int64_t blocks = (C + kChannelBlock - 1) / kChannelBlock, tasks = N * blocks;
+  at::parallel_for(0, tasks, at::internal::grain_for_tasks(N * C * out, tasks), [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t n = t / blocks, c0 = (t % blocks) * kChannelBlock, cn = std::min(kChannelBlock, C - c0);
+      T* gxn = gx + n * plane * C + c0;
+      for (int64_t o = 0; o < out; ++o) {
+        const int64_t at = (n * out + o) * C + c0;
+        for (int64_t c = 0; c < cn; ++c) {
+          const int64_t i = ind[at + c];
+          if (i >= 0 && i < plane) gxn[i * C + c] += gy[at + c];
+        }
+      }
+    }
+  });
+}
+
+// Pooling in channels-last (Note [Channels-last pooling]): a 4-d input whose strides suggest it.
+bool pool_channels_last(const Tensor& self, const MaxPoolGeometry& g) {
+  return self.dim() == 4 && g.in[0] == 1 && conv_utils::suggests_channels_last(self);
+}
+
+Tensor empty_channels_last(IntArrayRef sizes, const TensorOptions& options) {
+  const int64_t C = std::max<int64_t>(sizes[1], 1), H = std::max<int64_t>(sizes[2], 1), W = std::max<int64_t>(sizes[3], 1);
+  return at::empty_strided(sizes, {H * W * C, 1, W * C, C}, options);
+}
+
 std::tuple<Tensor, Tensor> run_max_pool(const char* op, const Tensor& self, const MaxPoolGeometry& g,
                                         const std::vector<int64_t>& shape) {
   EMBER_CHECK(self.is_cpu(), "[", op, "] expected a CPU tensor; got one on ", self.device());
+  if (pool_channels_last(self, g)) {
+    const Tensor x = self.contiguous(MemoryFormat::ChannelsLast);
+    Tensor y = empty_channels_last(shape, self.options());
+    Tensor ind = empty_channels_last(shape, self.options().dtype(kLong));
+    AT_DISPATCH_ALL_TYPES(x.scalar_type(), op, [&] {
+      max_pool_forward_cl<scalar_t>(g, self.size(0), self.size(1), x.data_ptr<scalar_t>(), y.data_ptr<scalar_t>(),
+                                    ind.data_ptr<int64_t>());
+    });
+    return {y, ind};
+  }
   const Tensor x = self.contiguous();
   Tensor y = at::empty(shape, self.options());
   Tensor ind = at::empty(shape, self.options().dtype(kLong));
@@ -231,6 +357,16 @@ std::tuple<Tensor, Tensor> run_max_pool(const char* op, const Tensor& self, cons
 Tensor run_max_pool_backward(const char* op, const Tensor& grad_output, const Tensor& self, const Tensor& indices,
                              const MaxPoolGeometry& g) {
   EMBER_CHECK(self.is_cpu() && grad_output.is_cpu() && indices.is_cpu(), "[", op, "] expected CPU tensors");
+  if (pool_channels_last(self, g)) {
+    const Tensor gy = grad_output.contiguous(MemoryFormat::ChannelsLast), ind = indices.contiguous(MemoryFormat::ChannelsLast);
+    Tensor gx = empty_channels_last(self.sizes(), self.options());
+    gx.zero_();
+    AT_DISPATCH_ALL_TYPES(self.scalar_type(), op, [&] {
+      max_pool_backward_cl<scalar_t>(g, self.size(0), self.size(1), gy.data_ptr<scalar_t>(), ind.data_ptr<int64_t>(),
+                                     gx.data_ptr<scalar_t>());
+    });
+    return gx;
+  }
   const Tensor gy = grad_output.contiguous(), ind = indices.contiguous();
   Tensor gx = at::zeros(self.sizes(), self.options());
   AT_DISPATCH_ALL_TYPES(self.scalar_type(), op, [&] {

@@ -180,7 +180,12 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices_cuda(const Tensor& self, IntA
                                                         IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   const char* op = "max_pool2d_with_indices";
   const Pool2dGeometry g = conv_utils::check_max_pool2d(op, self, kernel_size, stride, padding, dilation, ceil_mode);
-  return run_max_pool(op, self, conv_utils::as_max_pool_geometry(g), conv_utils::pooled_shape(self, g));
+  auto [y, ind] = run_max_pool(op, self, conv_utils::as_max_pool_geometry(g), conv_utils::pooled_shape(self, g));
+  // A channels-last input gives channels-last results, as on the CPU (Note [Channels-last pooling]
+  // in kernels/cpu/pool.cpp) and in libtorch; the kernel itself runs on NCHW.
+  if (self.dim() == 4 && conv_utils::suggests_channels_last(self))
+    return {y.contiguous(MemoryFormat::ChannelsLast), ind.contiguous(MemoryFormat::ChannelsLast)};
+  return {y, ind};
 }
 
 Tensor max_pool2d_with_indices_backward_cuda(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
@@ -189,7 +194,8 @@ Tensor max_pool2d_with_indices_backward_cuda(const Tensor& grad_output, const Te
   const char* op = "max_pool2d_with_indices_backward";
   const Pool2dGeometry g = conv_utils::check_max_pool2d(op, self, kernel_size, stride, padding, dilation, ceil_mode);
   conv_utils::check_max_pool2d_backward(op, grad_output, self, indices, g);
-  return run_max_pool_backward(op, grad_output, self, indices, conv_utils::as_max_pool_geometry(g));
+  const Tensor gx = run_max_pool_backward(op, grad_output, self, indices, conv_utils::as_max_pool_geometry(g));
+  return self.dim() == 4 && conv_utils::suggests_channels_last(self) ? gx.contiguous(MemoryFormat::ChannelsLast) : gx;
 }
 
 std::tuple<Tensor, Tensor> max_pool3d_with_indices_cuda(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,

@@ -330,14 +330,16 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices_meta(const Tensor& self, IntA
                                                         IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   const auto g = conv_utils::check_max_pool2d("max_pool2d_with_indices", self, kernel_size, stride, padding, dilation, ceil_mode);
   const auto shape = conv_utils::pooled_shape(self, g);
-  return {at::empty(shape, self.options()), at::empty(shape, self.options().dtype(kLong))};
+  // Note [Channels-last pooling] (kernels/cpu/pool.cpp): the input's layout.
+  const bool cl = self.dim() == 4 && suggests_channels_last(self);
+  return {empty_in_layout(shape, self.options(), cl), empty_in_layout(shape, self.options().dtype(kLong), cl)};
 }
 Tensor max_pool2d_with_indices_backward_meta(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
                                              IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
                                              const Tensor& indices) {
   const auto g = conv_utils::check_max_pool2d("max_pool2d_with_indices_backward", self, kernel_size, stride, padding, dilation, ceil_mode);
   conv_utils::check_max_pool2d_backward("max_pool2d_with_indices_backward", grad_output, self, indices, g);
-  return at::empty(self.sizes(), self.options());
+  return empty_in_layout(self.sizes(), self.options(), self.dim() == 4 && suggests_channels_last(self));
 }
 std::tuple<Tensor, Tensor> max_pool3d_with_indices_meta(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
                                                         IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {

@@ -448,19 +448,69 @@ TEST_CASE("is_contiguous and contiguous with MemoryFormat::ChannelsLast (libtorc
 }
 
 TEST_CASE("max_pool2d and batch_norm on channels-last inputs: the NCHW values", "[pool][channels_last]") {
-  // libtorch returns channels-last outputs here (and indices); Ember computes on an NCHW copy and
-  // returns NCHW, with the same values and indices.
+  // Max pooling runs in the input's layout (Note [Channels-last pooling]): libtorch 2.15 returns
+  // channels-last values, indices and input gradients for a channels-last input (recorded), and
+  // the values, indices and gradients are the NCHW path's, bit for bit.
   torch::manual_seed(14);
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  struct Case { int64_t N, C, H, W, k, s, p, d; bool ceil; };
+  // 70 channels: two channel blocks of the channels-last loop, the second partial; dilation 4 with
+  // ceil_mode leaves windows whose every tap is in the padding (index -1).
+  const Case cases[] = {{2, 8, 7, 6, 3, 2, 1, 1, false}, {1, 70, 9, 8, 2, 2, 0, 1, false}, {3, 5, 10, 9, 3, 2, 1, 2, true},
+                        {2, 3, 5, 5, 2, 3, 1, 4, true}, {1, 16, 4, 4, 2, 2, 0, 1, true}};
+  for (auto dt : {at::kFloat, at::kDouble, at::kLong}) {
+    for (const Case& c : cases) {
+      at::Tensor x = dt == at::kLong ? torch::randint(-3, 3, {c.N, c.C, c.H, c.W}, torch::TensorOptions().dtype(dt))
+                                     : torch::randn({c.N, c.C, c.H, c.W}, torch::TensorOptions().dtype(dt));
+      if (dt != at::kLong) {  // NaN, and a corner of -inf in some planes
+        x.view(-1)[5] = nan;
+        x.view(-1)[c.H * c.W + 1] = nan;
+        x.select(1, 0).narrow(1, 0, 2).narrow(2, 0, 2).fill_(-inf);
+      }
+      at::Tensor xc = channels_last_test::cl(x);
+      INFO("N C H W " << c.N << " " << c.C << " " << c.H << " " << c.W << " k " << c.k << " s " << c.s << " p " << c.p
+                      << " d " << c.d << " ceil " << c.ceil << " " << c10::dtypeName(dt));
+      auto [y, i] = at::max_pool2d_with_indices(xc, {c.k, c.k}, {c.s, c.s}, {c.p, c.p}, {c.d, c.d}, c.ceil);
+      auto [yn, in] = at::max_pool2d_with_indices(x, {c.k, c.k}, {c.s, c.s}, {c.p, c.p}, {c.d, c.d}, c.ceil);
+      CHECK(y.is_contiguous(at::MemoryFormat::ChannelsLast));
+      CHECK(i.is_contiguous(at::MemoryFormat::ChannelsLast));
+      CHECK(at::equal(i, in));
+      if (dt == at::kLong) {
+        CHECK(at::equal(y, yn));
+      } else {
+        CHECK(at::equal(y.isnan(), yn.isnan()));
+        CHECK(at::equal(y.nan_to_num(0, 1e300, -1e300), yn.nan_to_num(0, 1e300, -1e300)));
+      }
+      const at::Tensor gy = torch::randn(y.sizes(), torch::TensorOptions().dtype(dt == at::kLong ? at::kDouble : dt));
+      if (dt != at::kLong) {
+        const at::Tensor gx = at::max_pool2d_with_indices_backward(channels_last_test::cl(gy), xc, {c.k, c.k}, {c.s, c.s},
+                                                                   {c.p, c.p}, {c.d, c.d}, c.ceil, i);
+        const at::Tensor gxn = at::max_pool2d_with_indices_backward(gy, x, {c.k, c.k}, {c.s, c.s}, {c.p, c.p}, {c.d, c.d},
+                                                                    c.ceil, in);
+        CHECK(gx.is_contiguous(at::MemoryFormat::ChannelsLast));
+        CHECK(at::equal(gx, gxn));
+        // An NCHW grad_output with a channels-last input: the same gradient, channels-last.
+        const at::Tensor gx2 = at::max_pool2d_with_indices_backward(gy, xc, {c.k, c.k}, {c.s, c.s}, {c.p, c.p}, {c.d, c.d},
+                                                                    c.ceil, i);
+        CHECK(gx2.is_contiguous(at::MemoryFormat::ChannelsLast));
+        CHECK(at::equal(gx2, gxn));
+      }
+    }
+  }
   for (auto dt : {at::kFloat, at::kDouble}) {
-    at::Tensor x = torch::randn({2, 8, 7, 6}, torch::TensorOptions().dtype(dt));
-    x.view(-1)[5] = std::numeric_limits<double>::quiet_NaN();
-    at::Tensor xc = channels_last_test::cl(x);
-    auto [y, i] = at::max_pool2d_with_indices(xc, {3, 3}, {2, 2}, {1, 1});
-    auto [yn, in] = at::max_pool2d_with_indices(x, {3, 3}, {2, 2}, {1, 1});
-    CHECK(at::equal(i, in));
-    CHECK(at::equal(y.isnan(), yn.isnan()));
-    CHECK(at::equal(y.nan_to_num(0), yn.nan_to_num(0)));
-    CHECK(at::equal(at::max_pool2d(xc, {2, 2}).nan_to_num(0), at::max_pool2d(x, {2, 2}).nan_to_num(0)));
+    at::Tensor x = torch::randn({2, 8, 7, 6}, torch::TensorOptions().dtype(dt)), xc = channels_last_test::cl(x);
+    // Through autograd: a channels-last leaf's gradient (libtorch: channels-last).
+    at::Tensor leaf = xc.detach().requires_grad_(true);
+    at::max_pool2d(leaf, {2, 2}).sum().backward();
+    CHECK(leaf.grad().is_contiguous(at::MemoryFormat::ChannelsLast));
+    at::Tensor leafn = x.detach().requires_grad_(true);
+    at::max_pool2d(leafn, {2, 2}).sum().backward();
+    CHECK(at::equal(leaf.grad(), leafn.grad()));
+    // avg_pool2d (composed of ATen ops): channels-last out (libtorch's layout), the NCHW values up
+    // to the order of a window's sum.
+    const at::Tensor avg = at::avg_pool2d(xc, {3, 3}, {2, 2}, {1, 1}), avgn = at::avg_pool2d(x, {3, 3}, {2, 2}, {1, 1});
+    CHECK(avg.is_contiguous(at::MemoryFormat::ChannelsLast));
+    CHECK(max_rel_err(avg, avgn) <= (dt == at::kFloat ? 1e-6 : 1e-15));
     at::Tensor z = torch::randn({2, 8, 7, 6}, torch::TensorOptions().dtype(dt)), zc = channels_last_test::cl(z);
     at::Tensor g = torch::randn({8}, torch::TensorOptions().dtype(dt)), bb = torch::randn({8}, torch::TensorOptions().dtype(dt));
     for (bool training : {true, false}) {
