@@ -33,6 +33,29 @@ AccumulateGrad::AccumulateGrad(at::Tensor v) : Node({}), variable(std::move(v)) 
   sequence_nr_ = UINT64_MAX;  // leaves run last among ready nodes
 }
 
+namespace {
+// Note [Gradient layout contract]
+// A leaf's .grad takes the leaf's strides when the leaf is non-overlapping and dense (a
+// channels-last weight or input gets a channels-last gradient, a transposed leaf a transposed
+// one; strides of size-1 dims do not matter), and is contiguous otherwise: libtorch's rule for
+// AccumulateGrad. An incoming gradient already in that layout may be kept as it is; any other is
+// copied into it. (Until 2026-12-04 a contiguous gradient was kept whatever the leaf's layout, so a
+// channels-last input's gradient through batch_norm came back NCHW.)
+bool obeys_layout_contract(const at::Tensor& g, const at::Tensor& v) {
+  if (!v.is_non_overlapping_and_dense()) return g.is_contiguous();
+  if (g.sizes() != v.sizes()) return false;
+  for (int64_t d = 0; d < g.dim(); ++d)
+    if (g.size(d) != 1 && g.stride(d) != v.stride(d)) return false;
+  return true;
+}
+at::Tensor copy_in_contract_layout(const at::Tensor& g, const at::Tensor& v) {
+  if (!v.is_non_overlapping_and_dense() || g.sizes() != v.sizes()) return g.clone(at::MemoryFormat::Contiguous);
+  at::Tensor r = at::empty_strided(v.sizes(), v.strides(), g.options());
+  r.copy_(g);  // differentiable under create_graph (copy_'s derivative)
+  return r;
+}
+}  // namespace
+
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   at::Tensor g = std::move(grads.at(0));
   if (!g.defined()) return {};
@@ -40,14 +63,14 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   std::lock_guard<std::mutex> lock(meta->mutex_);
   at::Tensor& acc = meta->grad_;
   if (!acc.defined()) {
-    // Keep the incoming tensor when nobody else holds it or its storage (a view made with grad
-    // mode off is not marked as one) and grad mode is off; else copy, so that later in-place
-    // accumulation never writes into another tensor, e.g. the gradient a caller passed in.
-    // A channels-last gradient of a channels-last variable is kept too (libtorch's layout rule).
-    const bool layout_ok = g.is_contiguous() || (g.is_contiguous(at::MemoryFormat::ChannelsLast) && g.strides() == variable.strides());
-    if (!at::GradMode::is_enabled() && g.use_count() == 1 && g.storage().use_count() == 1 && layout_ok && !g.is_view())
-      acc = std::move(g);
-    else acc = at::GradMode::is_enabled() ? g : g.clone();
+    // Keep the incoming tensor when it is in the leaf's layout (Note [Gradient layout contract])
+    // and, with grad mode off, nobody else holds it or its storage (a view made with grad mode off
+    // is not marked as one); else copy, so that later in-place accumulation never writes into
+    // another tensor, e.g. the gradient a caller passed in.
+    const bool layout_ok = obeys_layout_contract(g, variable);
+    if (at::GradMode::is_enabled()) acc = layout_ok ? g : copy_in_contract_layout(g, variable);
+    else if (g.use_count() == 1 && g.storage().use_count() == 1 && layout_ok && !g.is_view()) acc = std::move(g);
+    else acc = copy_in_contract_layout(g, variable);
   } else if (at::GradMode::is_enabled()) {
     acc = acc + g;  // create_graph: keep the accumulation differentiable
   } else {

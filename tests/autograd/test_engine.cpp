@@ -177,3 +177,42 @@ TEST_CASE("backward node names follow libtorch's", "[autograd]") {
     CHECK(t.grad_fn()->name() == want);
   }
 }
+
+TEST_CASE("a leaf's .grad takes the leaf's layout (libtorch's gradient layout contract)", "[autograd]") {
+  // Note [Gradient layout contract]: the leaf's strides when it is non-overlapping and dense,
+  // contiguous otherwise, whatever layout the incoming gradient has; the values are unchanged.
+  torch::manual_seed(3);
+  // A channels-last leaf whose gradient arrives NCHW (through contiguous()).
+  at::Tensor x = torch::randn({2, 3, 4, 5}).contiguous(at::MemoryFormat::ChannelsLast).requires_grad_(true);
+  const at::Tensor w = torch::randn({2, 3, 4, 5});
+  (x.contiguous() * w).sum().backward();
+  CHECK(x.grad().strides().vec() == x.strides().vec());
+  CHECK(x.grad().equal(w));
+  // A transposed leaf (dense, not contiguous): the same transposed strides.
+  at::Tensor t = torch::randn({3, 4}).t().requires_grad_(true);
+  const at::Tensor y = torch::randn({4, 3});
+  (t * y).sum().backward();
+  CHECK(t.grad().strides().vec() == std::vector<int64_t>{1, 4});
+  CHECK(t.grad().equal(y));
+  // An overlapping leaf (expanded): a contiguous gradient.
+  at::Tensor e = torch::randn({3, 1}).expand({3, 4}).requires_grad_(true);
+  (e * y.t()).sum().backward();
+  CHECK(e.grad().is_contiguous());
+  CHECK(e.grad().equal(y.t()));
+  // A contiguous leaf keeps a contiguous gradient; a gradient already in the leaf's layout is kept.
+  at::Tensor c = torch::randn({2, 3}).requires_grad_(true);
+  (c * 2).sum().backward();
+  CHECK(c.grad().is_contiguous());
+  CHECK(c.grad().equal(torch::full({2, 3}, 2.0f)));
+  // create_graph: the copy into the leaf's layout stays differentiable. y = sum(x^2): x.grad =
+  // 2x, then the backward of sum(x.grad) adds 2.
+  at::Tensor z = torch::randn({1, 2, 3, 3}).contiguous(at::MemoryFormat::ChannelsLast).requires_grad_(true);
+  (z.contiguous() * z.contiguous()).sum().backward({}, /*retain_graph=*/true, /*create_graph=*/true);
+  REQUIRE(z.grad().defined());
+  CHECK(z.grad().strides().vec() == z.strides().vec());
+  CHECK(z.grad().requires_grad());
+  CHECK(z.grad().allclose(2 * z.detach()));
+  const at::Tensor first = z.grad().detach().clone();
+  z.grad().sum().backward();
+  CHECK(z.grad().allclose(first + 2));
+}
