@@ -10,7 +10,8 @@ EMBER_DEFINE_DISPATCH(batch_norm_backward_fn, batch_norm_backward_stub);
 
 bool batch_norm_supported(const Tensor& input) {
   return input.defined() && input.is_cpu() && input.dim() >= 2 && input.numel() > 0 &&
-         (input.scalar_type() == kFloat || input.scalar_type() == kDouble) && input.is_contiguous();
+         (input.scalar_type() == kFloat || input.scalar_type() == kDouble) &&
+         (input.is_contiguous() || (input.dim() == 4 && input.is_contiguous(MemoryFormat::ChannelsLast)));
 }
 
 void batch_norm_stats(const Tensor& input, std::vector<double>& mean, std::vector<double>& var) {

@@ -540,3 +540,55 @@ TEST_CASE("conv2d channels-last: a channels-last leaf's gradient is channels-las
     CHECK(max_rel_err(x.grad(), xn.grad()) <= (dt == at::kFloat ? 1e-5 : 1e-14));
   }
 }
+
+TEST_CASE("batch_norm on channels-last inputs: libtorch's layouts, the float64 reference's values", "[batch_norm][channels_last]") {
+  // Note [Channels-last batch norm]: rows of channels, one read for the statistics (shifted sums),
+  // one for the backward's sums; output and input gradient channels-last (libtorch's layouts).
+  torch::manual_seed(21);
+  for (auto dt : {at::kFloat, at::kDouble}) {
+    const auto opts = torch::TensorOptions().dtype(dt);
+    // 70 channels (a partial chunk of 16), 300 values per channel; a common offset (the shifted
+    // sums must not lose the variance) and, in channel 3, a first row far out. In float the offset
+    // is smaller: x * scale + shift (libtorch's form too) cancels digits in proportion to mean / std.
+    const bool f32 = dt == at::kFloat;
+    at::Tensor x = torch::randn({3, 70, 10, 10}, opts) * 0.5 + (f32 ? 10 : 1000);
+    x.select(1, 3).select(0, 0).select(0, 0).select(0, 0).fill_(f32 ? 1e4 : 1e6);
+    const at::Tensor xc = x.contiguous(at::MemoryFormat::ChannelsLast);
+    const at::Tensor w = torch::randn({70}, opts), b = torch::randn({70}, opts);
+    const at::Tensor gy = torch::randn(x.sizes(), opts);
+    // float64 reference written here: per-channel mean and biased variance, then the usual formulas.
+    const at::Tensor xd = x.to(at::kDouble), gd = gy.to(at::kDouble), wd = w.to(at::kDouble), bd = b.to(at::kDouble);
+    const std::vector<int64_t> dims{0, 2, 3};
+    const at::Tensor mean = xd.mean(dims, true), var = (xd - mean).pow(2).mean(dims, true);
+    const at::Tensor inv = (var + 1e-5).rsqrt(), xhat = (xd - mean) * inv;
+    const at::Tensor y_ref = xhat * wd.view({1, 70, 1, 1}) + bd.view({1, 70, 1, 1});
+    const at::Tensor gb_ref = gd.sum(dims), gw_ref = (gd * xhat).sum(dims);
+    const at::Tensor gx_ref = wd.view({1, 70, 1, 1}) * inv *
+                              (gd - gd.mean(dims, true) - xhat * (gd * xhat).mean(dims, true));
+    for (const at::Tensor& in : {xc, x}) {
+      at::Tensor l = in.detach().requires_grad_(true), wl = w.detach().requires_grad_(true), bl = b.detach().requires_grad_(true);
+      at::Tensor rm = torch::zeros({70}, opts), rv = torch::ones({70}, opts);
+      const at::Tensor y = at::batch_norm(l, wl, bl, rm, rv, true, 0.1, 1e-5, false);
+      y.backward(gy);
+      const bool cl = !in.is_contiguous();
+      INFO(c10::dtypeName(dt) << (cl ? " channels-last" : " contiguous"));
+      CHECK(y.is_contiguous(cl ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous));
+      CHECK(l.grad().is_contiguous(cl ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous));
+      const double tol = dt == at::kFloat ? 2e-5 : 1e-9;
+      CHECK(max_rel_err(y, y_ref) <= tol);
+      CHECK(max_rel_err(l.grad(), gx_ref) <= tol * 10);
+      CHECK(max_rel_err(wl.grad(), gw_ref) <= tol);
+      CHECK(max_rel_err(bl.grad(), gb_ref) <= tol);
+      // running_var takes the unbiased variance (n = 300).
+      CHECK(max_rel_err(rv, 0.9 + 0.1 * var.flatten() * (300.0 / 299.0)) <= tol);
+    }
+    // The sums are cut into blocks by the shape alone: 1 and 2 threads give the same bits.
+    const int threads = at::get_num_threads();
+    at::set_num_threads(1);
+    const at::Tensor y1 = at::batch_norm(xc, w, b, {}, {}, true, 0.1, 1e-5, false);
+    at::set_num_threads(2);
+    const at::Tensor y2 = at::batch_norm(xc, w, b, {}, {}, true, 0.1, 1e-5, false);
+    at::set_num_threads(threads);
+    CHECK(y1.equal(y2));
+  }
+}

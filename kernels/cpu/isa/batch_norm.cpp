@@ -3,12 +3,25 @@
 // (N, C, S): channel c's values are N runs of S contiguous elements, S = 1 for (N, C) inputs.
 // Sums accumulate in double: the mean first, then the squared deviations from it (two reads of a
 // channel that stays in cache between them), so a large mean does not cost the variance digits.
+//
+// Note [Channels-last batch norm]
+// A 4-d channels-last input (and not also contiguous) is (R, C) memory, R = N * H * W rows of C
+// channels. Its passes run over rows with the channels innermost (per-channel accumulators and
+// factors, which vectorise over c): the sums in blocks of rows_per_block rows, each block's partial
+// sums kept apart and added in block order at the end, so the results do not depend on the thread
+// count; the output and the input gradient are channels-last too. A channel's values are not
+// cache-resident between passes here, so the statistics take one read (sums of x - x0 and its
+// square, x0 a value of the channel: stats_cl) and the backward's two sums one read of dy and x. Before this path such inputs
+// went through the composed ops (libtorch's channels-last kernel took 2.6 ms, the composed ops
+// 11.6 ms for the 8x64x56^2 fwd+bwd at 1 thread).
 #include <ATen/native/DispatchStub.h>
 #include <ATen/native/cpu/BatchNorm.h>
 #include <ATen/Parallel.h>
 #include <ATen/Utils.h>
 #include <ATen/native/cpu/Vec.h>
+#include <algorithm>
 #include <cmath>
+#include <vector>
 #include <omp.h>
 
 namespace at::native::cpu {
@@ -25,6 +38,130 @@ Layout layout_of(const Tensor& input) {
 }
 
 int64_t task_grain(const Tensor& input, int64_t tasks) { return at::internal::grain_for_tasks(input.numel(), tasks); }
+
+// Note [Channels-last batch norm]: a 4-d input in channels-last memory (batch_norm_supported takes
+// contiguous or channels-last inputs; one that is both runs as contiguous).
+bool rows_of_channels(const Tensor& input) { return !input.is_contiguous(); }
+
+Tensor empty_like_layout(const Tensor& input) {
+  if (!rows_of_channels(input)) return at::empty(input.sizes(), input.options());
+  const int64_t C = input.size(1), H = input.size(2), W = input.size(3);
+  return at::empty_strided(input.sizes(), {H * W * C, 1, W * C, C}, input.options());
+}
+
+// Rows per block of the channels-last sums: a function of the shape only (not of the thread
+// count), at least 64, and enough that the partial sums stay within 2^19 doubles.
+int64_t rows_per_block(int64_t R, int64_t C) {
+  const int64_t cap = int64_t{1} << 19;
+  return std::max<int64_t>(64, (R * C + cap - 1) / cap);
+}
+
+// out[k * C + c] = sum over rows of the K terms f adds per channel, accumulated in double per block
+// of rows and the blocks added in order (Note [Channels-last batch norm]). Within a block the
+// channels go kChunk at a time, each chunk's K * kChunk accumulators in registers across the
+// block's rows (which stay in L1 between chunks): `f(r, c, n, acc)` adds row r's terms for channels
+// [c, c + n) into acc[k * kChunk + j].
+constexpr int64_t kChunk = 16;
+template <int K, typename F>
+void channel_sums(int64_t R, int64_t C, const F& f, double* out) {
+  const int64_t rpb = rows_per_block(R, K * C), nb = (R + rpb - 1) / rpb, width = K * C;
+  std::vector<double> part(static_cast<size_t>(nb * width), 0.0);
+  at::parallel_for(0, nb, at::internal::grain_for_tasks(R * C, nb), [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t r0 = b * rpb, r1 = std::min(R, r0 + rpb);
+      double* dst = part.data() + b * width;
+      for (int64_t c = 0; c < C; c += kChunk) {
+        double acc[K * kChunk] = {};
+        const int64_t n = std::min(kChunk, C - c);
+        if (n == kChunk) {
+          for (int64_t r = r0; r < r1; ++r) f(r, c, kChunk, acc);  // a constant count: unrolled, in registers
+        } else {
+          for (int64_t r = r0; r < r1; ++r) f(r, c, n, acc);
+        }
+        for (int k = 0; k < K; ++k)
+          for (int64_t j = 0; j < n; ++j) dst[k * C + c + j] = acc[k * kChunk + j];
+      }
+    }
+  });
+  for (int64_t j = 0; j < width; ++j) out[j] = 0;
+  for (int64_t b = 0; b < nb; ++b)
+    for (int64_t j = 0; j < width; ++j) out[j] += part[static_cast<size_t>(b * width + j)];
+}
+
+// One read of the input: the sums of d = x - x0 and of d^2 per channel, x0 the channel's value in
+// the first row, then mean = x0 + E[d] and var = E[d^2] - E[d]^2. In double and shifted by a value
+// of the data, the subtraction loses about (mean - x0)^2 / var ulps of a double: nothing a float or
+// double result sees unless the first row lies millions of standard deviations out.
+template <typename T>
+void stats_cl(const T* x, int64_t R, int64_t C, double* mean, double* var) {
+  std::vector<double> x0(static_cast<size_t>(C)), sums(static_cast<size_t>(2 * C));
+  for (int64_t c = 0; c < C; ++c) x0[static_cast<size_t>(c)] = static_cast<double>(x[c]);
+  const double* shift = x0.data();
+  channel_sums<2>(R, C, [&](int64_t r, int64_t c, int64_t n, double* acc) {
+    const T* xr = x + r * C + c;
+    for (int64_t j = 0; j < n; ++j) {
+      const double d = static_cast<double>(xr[j]) - shift[c + j];
+      acc[j] += d;
+      acc[kChunk + j] += d * d;
+    }
+  }, sums.data());
+  const double n = static_cast<double>(R);
+  for (int64_t c = 0; c < C; ++c) {
+    const double md = sums[static_cast<size_t>(c)] / n;
+    mean[c] = shift[c] + md;
+    var[c] = std::max(0.0, sums[static_cast<size_t>(C + c)] / n - md * md);
+  }
+}
+
+template <typename T>
+void apply_cl(const T* x, const T* scale, const T* shift, int64_t R, int64_t C, T* y) {
+  at::parallel_for(0, R, at::internal::grain_for_tasks(R * C, R), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* xr = x + r * C;
+      T* yr = y + r * C;
+      for (int64_t c = 0; c < C; ++c) yr[c] = xr[c] * scale[c] + shift[c];
+    }
+  });
+}
+
+// The NCHW backward_impl's formulas, over rows of channels.
+template <typename T>
+void backward_cl(const T* g, const T* x, const T* mp, const T* ip, const T* wp, int64_t R, int64_t C, T* dx, T* gw, T* gb) {
+  // sum(dy) and sum(dy * (x - mean)) per channel in one read of both.
+  std::vector<double> m(static_cast<size_t>(C)), sums(static_cast<size_t>(2 * C));
+  for (int64_t c = 0; c < C; ++c) m[static_cast<size_t>(c)] = static_cast<double>(mp[c]);
+  const double* mv = m.data();
+  channel_sums<2>(R, C, [&](int64_t r, int64_t c, int64_t n, double* acc) {
+    const T *gr = g + r * C + c, *xr = x + r * C + c;
+    for (int64_t j = 0; j < n; ++j) {
+      const double gv = static_cast<double>(gr[j]);
+      acc[j] += gv;
+      acc[kChunk + j] += gv * (static_cast<double>(xr[j]) - mv[c + j]);
+    }
+  }, sums.data());
+  const double *sum_dy = sums.data(), *dot = sums.data() + C;
+  std::vector<T> k_scale(static_cast<size_t>(C)), k_shift(static_cast<size_t>(C)), k_centered(static_cast<size_t>(C));
+  const double count = static_cast<double>(R);
+  for (int64_t c = 0; c < C; ++c) {
+    const size_t i = static_cast<size_t>(c);
+    const double inv = static_cast<double>(ip[c]);
+    gb[c] = static_cast<T>(sum_dy[c]);
+    gw[c] = static_cast<T>(dot[c] * inv);
+    const double scale = inv * (wp ? static_cast<double>(wp[c]) : 1.0);
+    k_scale[i] = static_cast<T>(scale);
+    k_shift[i] = static_cast<T>(-scale * sum_dy[c] / count);
+    k_centered[i] = static_cast<T>(-scale * inv * inv * dot[c] / count);
+  }
+  if (!dx) return;
+  const T *ks = k_scale.data(), *kh = k_shift.data(), *kc = k_centered.data();
+  at::parallel_for(0, R, at::internal::grain_for_tasks(R * C, R), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T *gr = g + r * C, *xr = x + r * C;
+      T* dr = dx + r * C;
+      for (int64_t c = 0; c < C; ++c) dr[c] = gr[c] * ks[c] + kh[c] + (xr[c] - mp[c]) * kc[c];
+    }
+  });
+}
 
 // Four partial sums in double per call, so the adds of consecutive elements do not wait on each other.
 #if defined(__AVX2__)
@@ -189,15 +326,19 @@ void stats_entry(const Tensor& input, std::vector<double>& mean, std::vector<dou
   mean.assign(static_cast<size_t>(L.C), 0.0);
   var.assign(static_cast<size_t>(L.C), 0.0);
   AT_DISPATCH_FLOATING_TYPES(input.scalar_type(), "batch_norm_stats", [&] {
-    stats_impl(input.data_ptr<scalar_t>(), L, task_grain(input, L.C), mean.data(), var.data());
+    if (rows_of_channels(input)) stats_cl(input.data_ptr<scalar_t>(), L.N * L.S, L.C, mean.data(), var.data());
+    else stats_impl(input.data_ptr<scalar_t>(), L, task_grain(input, L.C), mean.data(), var.data());
   });
 }
 
 Tensor apply_entry(const Tensor& input, const Tensor& scale, const Tensor& shift) {
   const Layout L = layout_of(input);
-  Tensor out = at::empty(input.sizes(), input.options());
+  Tensor out = empty_like_layout(input);
   const Tensor sc = scale.contiguous(), sh = shift.contiguous();
   AT_DISPATCH_FLOATING_TYPES(input.scalar_type(), "batch_norm_apply", [&] {
+    if (rows_of_channels(input))
+      return apply_cl(input.data_ptr<scalar_t>(), sc.data_ptr<scalar_t>(), sh.data_ptr<scalar_t>(), L.N * L.S, L.C,
+                      out.data_ptr<scalar_t>());
     apply_impl(input.data_ptr<scalar_t>(), sc.data_ptr<scalar_t>(), sh.data_ptr<scalar_t>(), L,
                task_grain(input, L.N * L.C), out.data_ptr<scalar_t>());
   });
@@ -208,13 +349,19 @@ std::tuple<Tensor, Tensor, Tensor> backward_entry(const Tensor& grad, const Tens
                                                        const Tensor& mean, const Tensor& invstd,
                                                        std::array<bool, 3> grad_input_mask) {
   const Layout L = layout_of(input);
-  const Tensor dy = grad.contiguous();
+  const bool cl = rows_of_channels(input);
+  const Tensor dy = cl ? grad.contiguous(MemoryFormat::ChannelsLast) : grad.contiguous();
   const auto opts = input.options();
-  Tensor grad_input = grad_input_mask[0] ? at::empty(input.sizes(), opts) : Tensor();
+  Tensor grad_input = grad_input_mask[0] ? empty_like_layout(input) : Tensor();
   Tensor grad_weight = at::empty({L.C}, opts), grad_bias = at::empty({L.C}, opts);
   const Tensor m_t = mean.contiguous(), i_t = invstd.contiguous();
   const Tensor w_t = weight.defined() ? weight.contiguous() : Tensor();
   AT_DISPATCH_FLOATING_TYPES(input.scalar_type(), "batch_norm_backward", [&] {
+    if (cl)
+      return backward_cl(dy.data_ptr<scalar_t>(), input.data_ptr<scalar_t>(), m_t.data_ptr<scalar_t>(),
+                         i_t.data_ptr<scalar_t>(), w_t.defined() ? w_t.data_ptr<scalar_t>() : nullptr, L.N * L.S, L.C,
+                         grad_input.defined() ? grad_input.data_ptr<scalar_t>() : nullptr, grad_weight.data_ptr<scalar_t>(),
+                         grad_bias.data_ptr<scalar_t>());
     backward_impl(dy.data_ptr<scalar_t>(), input.data_ptr<scalar_t>(), m_t.data_ptr<scalar_t>(),
                   i_t.data_ptr<scalar_t>(), w_t.defined() ? w_t.data_ptr<scalar_t>() : nullptr, L,
                   task_grain(input, L.C), grad_input.defined() ? grad_input.data_ptr<scalar_t>() : nullptr,

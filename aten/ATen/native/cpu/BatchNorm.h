@@ -3,7 +3,8 @@
 // one read of each channel's values (a second read of the same, cache-resident channel for the
 // squared deviations), the normalisation in one more, and the backward in two (the per-channel
 // sums of dy and dy * (x - mean), then dx). Inputs are contiguous (N, C, ...) tensors of float or
-// double; every channel is one thread's work.
+// double, every channel one thread's work, or 4-d channels-last ones (rows of channels, Note
+// [Channels-last batch norm] in kernels/cpu/isa/batch_norm.cpp).
 #include <c10/macros/Export.h>
 EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
@@ -14,8 +15,8 @@ EMBER_PUBLIC_BEGIN
 
 namespace at::native::cpu {
 
-/// True when the passes below take this input: on the CPU, float or double, contiguous, 2+ dims,
-/// not empty.
+/// True when the passes below take this input: on the CPU, float or double, contiguous (or 4-d
+/// channels-last: Note [Channels-last batch norm]), 2+ dims, not empty.
 bool batch_norm_supported(const Tensor& input);
 
 /// Per-channel mean and biased variance over every dim but 1, accumulated in double.
@@ -25,7 +26,8 @@ void batch_norm_stats(const Tensor& input, std::vector<double>& mean, std::vecto
 Tensor batch_norm_apply(const Tensor& input, const Tensor& scale, const Tensor& shift);
 
 /// The gradients of batch normalisation in training from the saved mean and invstd (weight may be
-/// undefined): (input, weight, bias) as grad_input_mask asks; grad must have the input's layout.
+/// undefined): (input, weight, bias) as grad_input_mask asks; grad is read in the input's layout (copied
+/// into it when it differs), and the input gradient comes in that layout.
 std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
                                                        const Tensor& mean, const Tensor& invstd,
                                                        std::array<bool, 3> grad_input_mask);
