@@ -46,7 +46,8 @@ const std::vector<int64_t> first{0}, last{2};  // dims of (N, C) and (N, groups 
 double unbiased_factor(int64_t n) { return static_cast<double>(n) / static_cast<double>(n - 1); }
 
 // Note [Batch norm passes on the CPU]
-// On the CPU a contiguous float or double input (the common case) skips the composed reductions
+// On the CPU a contiguous (or 4-d channels-last: Note [Channels-last batch norm] in
+// kernels/cpu/isa/batch_norm.cpp) float or double input (the common case) skips the composed reductions
 // (mean, then var: several passes over the whole input and full-size temporaries): its per-channel
 // statistics come from at::native::cpu::batch_norm_stats (double sums, each channel read twice
 // while it is in cache), the output from one pass x * scale + shift, the running variance from
