@@ -278,8 +278,71 @@ inline void max_window_cl(const T* x, int64_t C, int64_t W, Taps th, Taps tw, in
   }
 }
 
+// The 2x2 / stride 2 window without padding or dilation, every tap inside (as for Note [2x2 max
+// pooling fast path]), channels-last: four loads per four channels, no tap bounds; the same scan
+// order and rule as max_window_cl.
+template <typename T>
+bool max_pool_2x2_cl(const MaxPoolGeometry& g, int64_t N, int64_t C, const T* x, T* y, int64_t* ind) {
+  if (g.in[0] != 1 || g.k[1] != 2 || g.k[2] != 2 || g.s[1] != 2 || g.s[2] != 2 || g.p[1] != 0 || g.p[2] != 0 ||
+      g.d[1] != 1 || g.d[2] != 1 || 2 * g.out[1] > g.in[1] || 2 * g.out[2] > g.in[2] ||
+      g.in[1] * g.in[2] > std::numeric_limits<int32_t>::max())
+    return false;
+  const int64_t H = g.in[1], W = g.in[2], OH = g.out[1], OW = g.out[2];
+  at::parallel_for(0, N * OH, at::internal::grain_for_tasks(N * OH * OW * C * 4, N * OH), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t n = r / OH, oh = r % OH;
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        const int64_t pos = 2 * oh * W + 2 * ow;
+        const T* p0 = x + (n * H * W + pos) * C;
+        const T *p1 = p0 + C, *p2 = p0 + W * C, *p3 = p2 + C;
+        T* yo = y + (r * OW + ow) * C;
+        int64_t* io = ind + (r * OW + ow) * C;
+        int64_t c = 0;
+#if defined(__SSE2__)
+        if constexpr (std::is_same_v<T, float>) {
+          const __m128i zero = _mm_setzero_si128();
+          const __m128i i0 = _mm_set1_epi32(static_cast<int32_t>(pos)), i1 = _mm_set1_epi32(static_cast<int32_t>(pos + 1));
+          const __m128i i2 = _mm_set1_epi32(static_cast<int32_t>(pos + W)), i3 = _mm_set1_epi32(static_cast<int32_t>(pos + W + 1));
+          for (; c + 4 <= C; c += 4) {
+            __m128 best = _mm_loadu_ps(p0 + c);
+            __m128i at = i0;
+            auto take = [&](__m128 v, __m128i i) {
+              const __m128 m = _mm_or_ps(_mm_cmpgt_ps(v, best), _mm_cmpunord_ps(v, v));
+              const __m128i mi = _mm_castps_si128(m);
+              best = _mm_or_ps(_mm_and_ps(m, v), _mm_andnot_ps(m, best));
+              at = _mm_or_si128(_mm_and_si128(mi, i), _mm_andnot_si128(mi, at));
+            };
+            take(_mm_loadu_ps(p1 + c), i1);
+            take(_mm_loadu_ps(p2 + c), i2);
+            take(_mm_loadu_ps(p3 + c), i3);
+            _mm_storeu_ps(yo + c, best);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(io + c), _mm_unpacklo_epi32(at, zero));  // positions >= 0
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(io + c + 2), _mm_unpackhi_epi32(at, zero));
+          }
+        }
+#endif
+        for (; c < C; ++c) {
+          T best = p0[c];
+          int64_t at = pos;
+          const T v[3] = {p1[c], p2[c], p3[c]};
+          const int64_t q[3] = {pos + 1, pos + W, pos + W + 1};
+          for (int k = 0; k < 3; ++k) {
+            const bool take = v[k] > best || is_nan(v[k]);
+            best = take ? v[k] : best;
+            at = take ? q[k] : at;
+          }
+          yo[c] = best;
+          io[c] = at;
+        }
+      }
+    }
+  });
+  return true;
+}
+
 template <typename T>
 void max_pool_forward_cl(const MaxPoolGeometry& g, int64_t N, int64_t C, const T* x, T* y, int64_t* ind) {
+  if (max_pool_2x2_cl(g, N, C, x, y, ind)) return;
   const int64_t H = g.in[1], W = g.in[2], OH = g.out[1], OW = g.out[2];
   const int64_t blocks = (C + kChannelBlock - 1) / kChannelBlock, tasks = N * blocks;
   const int64_t grain = at::internal::grain_for_tasks(N * C * OH * OW * g.k[1] * g.k[2], tasks);

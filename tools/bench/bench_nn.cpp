@@ -55,10 +55,12 @@ BENCHMARK_CAPTURE(BM_conv2d_channels_last_fwd_bwd, resnet_cl, ConvShape{8, 64, 6
 
 // ---------------------------------------------------------------- max_pool2d
 
-// 2x2 pooling at the main job's first block (64 x 16 x 28 x 28), forward and backward.
-void BM_max_pool2d_fwd_bwd(benchmark::State& st) {
-  auto x = det({64, 16, 28, 28}, 1).requires_grad_(true);
-  auto g = det({64, 16, 14, 14}, 2);
+// 2x2 pooling at the main job's first block (64 x 16 x 28 x 28), forward and backward; NCHW, or on
+// a channels-last input and output gradient (output and gradient channels-last on both sides).
+void max_pool2d_fwd_bwd(benchmark::State& st, const char* key, bool channels_last) {
+  const auto fmt = channels_last ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous;
+  auto x = det({64, 16, 28, 28}, 1).contiguous(fmt).requires_grad_(true);
+  auto g = det({64, 16, 14, 14}, 2).contiguous(fmt);
   auto step = [&] {
     clear_grads({x});
     auto y = torch::max_pool2d(x, {2, 2});
@@ -66,21 +68,25 @@ void BM_max_pool2d_fwd_bwd(benchmark::State& st) {
     return y;
   };
   for (auto _ : st) benchmark::DoNotOptimize(step());
-  report(st, "max_pool2d", Meta{1.0, 1e-6, 0, 0}, [&] {
+  report(st, key, Meta{1.0, 1e-6, 0, 0}, [&] {
     auto y = step();
-    return std::vector<torch::Tensor>{y, x.grad()};
+    return std::vector<torch::Tensor>{y.contiguous(), x.grad().contiguous()};
   });
 }
+void BM_max_pool2d_fwd_bwd(benchmark::State& st) { max_pool2d_fwd_bwd(st, "max_pool2d", false); }
+void BM_max_pool2d_channels_last_fwd_bwd(benchmark::State& st) { max_pool2d_fwd_bwd(st, "max_pool2d_cl", true); }
 BENCHMARK(BM_max_pool2d_fwd_bwd);
+BENCHMARK(BM_max_pool2d_channels_last_fwd_bwd);
 
 // ---------------------------------------------------------------- batch_norm
 
 // BatchNorm2d(64) in training mode at the ResNet block's shape (8, 64, 56, 56), forward and backward to
-// the input, the weight and the bias.
-void BM_batch_norm2d_fwd_bwd(benchmark::State& st) {
+// the input, the weight and the bias; NCHW, or channels-last input and output gradient.
+void batch_norm2d_fwd_bwd(benchmark::State& st, const char* key, bool channels_last) {
+  const auto fmt = channels_last ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous;
   torch::nn::BatchNorm2d bn(64);
-  auto x = det({8, 64, 56, 56}, 1).requires_grad_(true);
-  auto g = det({8, 64, 56, 56}, 2);
+  auto x = det({8, 64, 56, 56}, 1).contiguous(fmt).requires_grad_(true);
+  auto g = det({8, 64, 56, 56}, 2).contiguous(fmt);
   auto step = [&] {
     clear_grads({x, bn->weight, bn->bias});
     auto y = bn->forward(x);
@@ -88,12 +94,15 @@ void BM_batch_norm2d_fwd_bwd(benchmark::State& st) {
     return y;
   };
   for (auto _ : st) benchmark::DoNotOptimize(step());
-  report(st, "batch_norm", Meta{1.0, 1e-4, 0, 0}, [&] {
+  report(st, key, Meta{1.0, 1e-4, 0, 0}, [&] {
     auto y = step();
-    return std::vector<torch::Tensor>{y, x.grad(), bn->weight.grad(), bn->bias.grad()};
+    return std::vector<torch::Tensor>{y.contiguous(), x.grad().contiguous(), bn->weight.grad(), bn->bias.grad()};
   });
 }
+void BM_batch_norm2d_fwd_bwd(benchmark::State& st) { batch_norm2d_fwd_bwd(st, "batch_norm", false); }
+void BM_batch_norm2d_channels_last_fwd_bwd(benchmark::State& st) { batch_norm2d_fwd_bwd(st, "batch_norm_cl", true); }
 BENCHMARK(BM_batch_norm2d_fwd_bwd);
+BENCHMARK(BM_batch_norm2d_channels_last_fwd_bwd);
 
 // ---------------------------------------------------------------- LSTM
 
