@@ -582,6 +582,26 @@ TEST_CASE("batch_norm on channels-last inputs: libtorch's layouts, the float64 r
       // running_var takes the unbiased variance (n = 300).
       CHECK(max_rel_err(rv, 0.9 + 0.1 * var.flatten() * (300.0 / 299.0)) <= tol);
     }
+    // inf and NaN: the NCHW path's statistics (mean ±inf or NaN, var NaN), so the same running
+    // stats and the same NaN outputs.
+    {
+      at::Tensor z = torch::randn({2, 4, 3, 3}, opts);
+      const auto put = [&](int64_t n, int64_t c, int64_t h, int64_t w, double v) {
+        z.select(0, n).select(0, c).select(0, h).select(0, w).fill_(v);
+      };
+      put(0, 0, 0, 0, std::numeric_limits<double>::infinity());  // the first row: the shift
+      put(1, 1, 2, 1, std::numeric_limits<double>::infinity());
+      put(0, 2, 1, 1, std::numeric_limits<double>::quiet_NaN());
+      at::Tensor rm = torch::zeros({4}, opts), rv = torch::ones({4}, opts), rm2 = rm.clone(), rv2 = rv.clone();
+      const at::Tensor a = at::batch_norm(z.contiguous(at::MemoryFormat::ChannelsLast), {}, {}, rm, rv, true, 0.1, 1e-5, false);
+      const at::Tensor e = at::batch_norm(z, {}, {}, rm2, rv2, true, 0.1, 1e-5, false);
+      CHECK(at::equal(a.isnan(), e.isnan()));
+      CHECK(at::equal(rm.isnan(), rm2.isnan()));
+      CHECK(at::equal(rm.isinf(), rm2.isinf()));
+      CHECK(at::equal(rv.isnan(), rv2.isnan()));
+      CHECK(rm.isinf().select(0, 0).item<bool>());
+      CHECK(rv.isnan().select(0, 2).item<bool>());
+    }
     // The sums are cut into blocks by the shape alone: 1 and 2 threads give the same bits.
     const int threads = at::get_num_threads();
     at::set_num_threads(1);

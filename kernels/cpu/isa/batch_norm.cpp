@@ -89,13 +89,18 @@ void channel_sums(int64_t R, int64_t C, const F& f, double* out) {
 }
 
 // One read of the input: the sums of d = x - x0 and of d^2 per channel, x0 the channel's value in
-// the first row, then mean = x0 + E[d] and var = E[d^2] - E[d]^2. In double and shifted by a value
-// of the data, the subtraction loses about (mean - x0)^2 / var ulps of a double: nothing a float or
-// double result sees unless the first row lies millions of standard deviations out.
+// the first row (0 where that is inf or NaN), then mean = x0 + E[d] and var = E[d^2] - E[d]^2. In
+// double and shifted by a value of the data, the subtraction loses about (mean - x0)^2 / var ulps
+// of a double: nothing a float or double result sees unless the first row lies millions of
+// standard deviations out. An inf in a channel gives mean ±inf (NaN with both signs) and var NaN, a
+// NaN gives NaN for both, as the two-pass NCHW statistics do.
 template <typename T>
 void stats_cl(const T* x, int64_t R, int64_t C, double* mean, double* var) {
   std::vector<double> x0(static_cast<size_t>(C)), sums(static_cast<size_t>(2 * C));
-  for (int64_t c = 0; c < C; ++c) x0[static_cast<size_t>(c)] = static_cast<double>(x[c]);
+  for (int64_t c = 0; c < C; ++c) {
+    const double v = static_cast<double>(x[c]);
+    x0[static_cast<size_t>(c)] = std::isfinite(v) ? v : 0.0;
+  }
   const double* shift = x0.data();
   channel_sums<2>(R, C, [&](int64_t r, int64_t c, int64_t n, double* acc) {
     const T* xr = x + r * C + c;
@@ -109,7 +114,8 @@ void stats_cl(const T* x, int64_t R, int64_t C, double* mean, double* var) {
   for (int64_t c = 0; c < C; ++c) {
     const double md = sums[static_cast<size_t>(c)] / n;
     mean[c] = shift[c] + md;
-    var[c] = std::max(0.0, sums[static_cast<size_t>(C + c)] / n - md * md);
+    const double v = sums[static_cast<size_t>(C + c)] / n - md * md;
+    var[c] = v < 0 ? 0.0 : v;  // rounding can leave a tiny negative; NaN stays NaN
   }
 }
 
