@@ -104,6 +104,31 @@ void BM_batch_norm2d_channels_last_fwd_bwd(benchmark::State& st) { batch_norm2d_
 BENCHMARK(BM_batch_norm2d_fwd_bwd);
 BENCHMARK(BM_batch_norm2d_channels_last_fwd_bwd);
 
+// The same layer in evaluation mode (running statistics, as at inference) without autograd: one read
+// of the input and one write of the output, so its fraction of the triad bandwidth is reported.
+void batch_norm2d_eval(benchmark::State& st, const char* key, bool channels_last) {
+  const auto fmt = channels_last ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous;
+  torch::nn::BatchNorm2d bn(64);
+  {
+    torch::NoGradGuard no_grad;
+    bn->running_mean.copy_(det({64}, 4));
+    bn->running_var.copy_(det({64}, 5).abs() + 0.5);
+    bn->weight.copy_(det({64}, 6));
+    bn->bias.copy_(det({64}, 7));
+  }
+  bn->eval();
+  auto x = det({8, 64, 56, 56}, 1).contiguous(fmt);
+  torch::NoGradGuard no_grad;
+  for (auto _ : st) benchmark::DoNotOptimize(bn->forward(x));
+  report(st, key, Meta{1.0, 1e-5, 2.0 * 4.0 * x.numel(), 0}, [&] {
+    return std::vector<torch::Tensor>{bn->forward(x).contiguous()};
+  });
+}
+void BM_batch_norm2d_eval(benchmark::State& st) { batch_norm2d_eval(st, "batch_norm_eval", false); }
+void BM_batch_norm2d_channels_last_eval(benchmark::State& st) { batch_norm2d_eval(st, "batch_norm_eval_cl", true); }
+BENCHMARK(BM_batch_norm2d_eval);
+BENCHMARK(BM_batch_norm2d_channels_last_eval);
+
 // ---------------------------------------------------------------- LSTM
 
 // One LSTM layer, input and hidden 256, 32 steps of a batch of 32: forward, then backward to the input

@@ -80,6 +80,8 @@ LABELS = {
     "BM_max_pool2d_channels_last_fwd_bwd": "max_pool2d 2×2 fwd+bwd, 64×16×28², channels-last",
     "BM_batch_norm2d_fwd_bwd": "batch_norm train fwd+bwd, 8×64×56²",
     "BM_batch_norm2d_channels_last_fwd_bwd": "batch_norm train fwd+bwd, 8×64×56², channels-last",
+    "BM_batch_norm2d_eval": "batch_norm eval fwd (no grad), 8×64×56²",
+    "BM_batch_norm2d_channels_last_eval": "batch_norm eval fwd (no grad), 8×64×56², channels-last",
     "BM_LSTM_h256_fwd_bwd": "LSTM h256, seq 32, batch 32, fwd+bwd",
     "BM_main_job_epoch": "MNIST CNN main job, one epoch",
     "BM_main_job_peak_rss": "main job peak resident memory",
