@@ -18,6 +18,7 @@ EMBER_PUBLIC_BEGIN
 #include <ATen/Parallel.h>
 #include <ATen/core/Tensor.h>
 #include <initializer_list>
+#include <type_traits>
 
 namespace ember {
 
@@ -62,7 +63,10 @@ class TensorIter {
  public:
   static constexpr int kMaxOperands = 5;
   static constexpr int kMaxDims = 25;
-  using Loop = void (*)(void* ctx, char** data, const int64_t* strides, int64_t n);
+  /// One call covers `rows` rows of n elements: row r of operand k starts at data[k] + r * outer[k]
+  /// (Note [Rows per loop call]).
+  using Loop = void (*)(void* ctx, int ntensors, char** data, const int64_t* strides, int64_t n, int64_t rows,
+                        const int64_t* outer);
 
   /// Sets up an elementwise op. `out` is null (allocate), or the tensor to write (in-place / out=).
   void build_pointwise(const PointwiseSpec& spec, at::Tensor* out, std::initializer_list<const at::Tensor*> inputs,
@@ -96,7 +100,9 @@ class TensorIter {
   /// True when the whole iteration is one inner loop with element-sized strides.
   bool is_contiguous() const;
 
-  /// Runs `loop(data, strides, n)` over the whole iteration space, in parallel when large.
+  /// Runs `loop(data, strides, n)` over the whole iteration space, in parallel when large. A loop
+  /// that also takes `(int64_t rows, const int64_t* outer)` gets several rows per call (Note [Rows
+  /// per loop call]); any other is called once per row from an inlined loop.
   template <typename F>
   void for_each(const F& loop, int64_t grain = at::kGrainSize) const {
     run(&invoke<F>, const_cast<F*>(&loop), grain);
@@ -109,7 +115,20 @@ class TensorIter {
 
  private:
   template <typename F>
-  static void invoke(void* ctx, char** data, const int64_t* strides, int64_t n) { (*static_cast<F*>(ctx))(data, strides, n); }
+  static void invoke(void* ctx, int ntensors, char** data, const int64_t* strides, int64_t n, int64_t rows,
+                     const int64_t* outer) {
+    F& f = *static_cast<F*>(ctx);
+    if constexpr (std::is_invocable_v<F&, char**, const int64_t*, int64_t, int64_t, const int64_t*>) {
+      f(data, strides, n, rows, outer);
+    } else {
+      if (rows == 1) return f(data, strides, n);
+      char* p[kMaxOperands];
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int k = 0; k < ntensors; ++k) p[k] = data[k] + r * outer[k];
+        f(p, strides, n);
+      }
+    }
+  }
   void run(Loop loop, void* ctx, int64_t grain) const;
   void run_range(Loop loop, void* ctx, int64_t begin, int64_t end) const;
   void compute_layout(bool allocate_output, at::IntArrayRef out_sizes, at::ScalarType out_dtype, const char* name);

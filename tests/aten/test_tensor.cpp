@@ -5,6 +5,7 @@
 #include <ATen/TensorIterator.h>
 #include <ATen/core/Dispatcher.h>
 #include <torch/cuda.h>
+#include <torch/torch.h>
 #include <catch2/catch.hpp>
 #include <atomic>
 #include <cstdlib>
@@ -513,6 +514,95 @@ TEST_CASE("pointwise ops over transposed operands (tiled iteration) keep every e
     CHECK(at::equal(y, y_ref));
     CHECK(at::equal(x.exp().contiguous(), y_ref));
   }
+}
+
+TEST_CASE("pointwise ops over short rows (several rows per loop call) keep every element", "[tensor]") {
+  // A channels-last tensor with per-channel vectors iterates rows of C elements, N*H*W of them;
+  // TensorIter hands whole blocks of rows to one loop call (Note [Rows per loop call]). At 2
+  // threads the ranges start and end inside rows (133,052 elements, C = 37). References: float64
+  // arithmetic on the elements' indices.
+  const int64_t N = 4, C = 37, H = 29, W = 31;
+  const int threads = at::get_num_threads();
+  for (int t : {1, 2}) {
+    at::set_num_threads(t);
+    for (auto dt : {at::kFloat, at::kDouble, at::kHalf, at::kInt, at::kLong}) {
+      // x[n][c][h][w] = ((n*C + c)*H + h)*W + w, modulo 200 (results stay exact in half), channels-last.
+      const at::Tensor x = (iota({N, C, H, W}, at::kLong) % 200).to(dt).contiguous(at::MemoryFormat::ChannelsLast);
+      const at::Tensor scale = (iota({1, C, 1, 1}, at::kLong) % 5 + 1).to(dt);  // c % 5 + 1
+      const at::Tensor shift = (iota({1, C, 1, 1}, at::kLong) - 7).to(dt);      // c - 7
+      const at::Tensor y = at::addcmul(shift, x, scale);
+      const at::Tensor z = x + shift;
+      CHECK(y.is_contiguous(at::MemoryFormat::ChannelsLast));
+      const at::Tensor yd = y.to(at::kDouble).contiguous(), zd = z.to(at::kDouble).contiguous();
+      const double *py = yd.data_ptr<double>(), *pz = zd.data_ptr<double>();
+      bool ok = true;
+      for (int64_t i = 0; i < N * C * H * W && ok; ++i) {
+        const int64_t c = (i / (H * W)) % C;
+        const double xv = static_cast<double>(i % 200);
+        const double want_y = static_cast<double>(c - 7) + xv * static_cast<double>(c % 5 + 1);
+        const double want_z = xv + static_cast<double>(c - 7);
+        ok = py[i] == want_y && pz[i] == want_z;
+        if (!ok) INFO("at " << i << ": " << py[i] << " / " << pz[i] << " != " << want_y << " / " << want_z);
+      }
+      INFO(t << " threads, dtype " << c10::dtypeName(dt));
+      CHECK(ok);
+    }
+    // Four dims that do not coalesce, with a short dim 0: blocks of rows end where dim 1 wraps and
+    // carry into dims 2 and 3 (x[a][b][c][d] = a*336 + c*56 + b*8 + d, seen as [5][7][6][8]; the
+    // bias varies along c and d only, so no two dims merge).
+    for (auto dt : {at::kFloat, at::kInt}) {
+      const at::Tensor x = iota({5, 6, 7, 8}, dt).permute({0, 2, 1, 3});
+      const at::Tensor bias = iota({6, 8}, dt);  // bias[c][d] = c*8 + d
+      const at::Tensor got = (x * 2 + bias).to(at::kDouble).contiguous();
+      const double* p = got.data_ptr<double>();
+      bool ok = true;
+      for (int64_t a = 0; a < 5 && ok; ++a)
+        for (int64_t b = 0; b < 7 && ok; ++b)
+          for (int64_t c = 0; c < 6 && ok; ++c)
+            for (int64_t d = 0; d < 8 && ok; ++d) {
+              const double want = 2.0 * static_cast<double>(a * 336 + c * 56 + b * 8 + d) + static_cast<double>(c * 8 + d);
+              ok = p[((a * 7 + b) * 6 + c) * 8 + d] == want;
+            }
+      INFO(t << " threads, dtype " << c10::dtypeName(dt));
+      CHECK(ok);
+    }
+  }
+  at::set_num_threads(threads);
+}
+
+TEST_CASE("free operators with a scalar on either side, as libtorch defines them", "[tensor]") {
+  // Scalar / Tensor divides once (C++ float division is the reference; the reciprocal times the
+  // scalar differs at 7 and 13), and keeps b's layout.
+  const std::vector<float> xs = {7.0f, 3.0f, 0.1f, 11.0f, 13.0f, -0.3f, -0.0f, 0.0f};
+  const at::Tensor x = torch::tensor(xs);
+  const at::Tensor q = 3 / x;
+  REQUIRE(q.scalar_type() == at::kFloat);
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const float want = 3.0f / xs[i], got = q[static_cast<int64_t>(i)].item<float>();
+    INFO("3 / " << xs[i]);
+    CHECK(std::memcmp(&want, &got, sizeof(float)) == 0);  // -inf for -0, inf for 0
+  }
+  const at::Tensor cl = torch::rand({2, 3, 4, 5}).add(0.5).contiguous(at::MemoryFormat::ChannelsLast);
+  CHECK((2.0 / cl).is_contiguous(at::MemoryFormat::ChannelsLast));
+  // An integral divisor keeps its dtype (the scalar is cast to it), so true division cannot be
+  // written back: an error, as in libtorch.
+  CHECK_THROWS_AS(7 / torch::tensor({2, 3}), c10::Error);
+  // % with a scalar on either side: Python's sign rule (the divisor's sign).
+  const at::Tensor n = torch::tensor({-7, -1, 0, 5, 9});
+  CHECK(at::equal(n % 4, torch::tensor({1, 3, 0, 1, 1})));
+  CHECK(at::equal(n % -4, torch::tensor({-3, -1, 0, -3, -3})));
+  CHECK(at::equal(10 % torch::tensor({3, -3, 4}), torch::tensor({1, -2, 2})));
+  const at::Tensor fr = 5.5 % torch::tensor({2.0, -2.0});
+  CHECK(fr[0].item<double>() == 1.5);
+  CHECK(fr[1].item<double>() == -0.5);
+  // Comparisons with the scalar first: a < t is t > a.
+  const at::Tensor c = torch::tensor({1.0, 2.0, 3.0, std::nan("")});
+  CHECK(at::equal(2 < c, torch::tensor({false, false, true, false})));
+  CHECK(at::equal(2 <= c, torch::tensor({false, true, true, false})));
+  CHECK(at::equal(2 > c, torch::tensor({true, false, false, false})));
+  CHECK(at::equal(2 >= c, torch::tensor({true, true, false, false})));
+  CHECK(at::equal(2 == c, torch::tensor({false, true, false, false})));
+  CHECK(at::equal(2 != c, torch::tensor({true, false, true, true})));
 }
 
 TEST_CASE("tensor: dtype() is a caffe2::TypeMeta as in libtorch", "[tensor]") {

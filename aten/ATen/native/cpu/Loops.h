@@ -190,6 +190,48 @@ inline void vec_loop(char** data, const int64_t* s, int64_t n, const F& f, std::
   }
 }
 
+// `rows` rows of vec_loop (Note [Rows per loop call] in TensorIterator.cpp): row r of operand k at
+// data[k] + r * outer[k]. When every operand is contiguous along the row and nothing is streamed (a
+// channels-last tensor and per-channel vectors), the row's set-up is done once here and each row
+// is the bare vector loop; otherwise each row is vec_loop. The same elements get the same
+// arithmetic either way.
+template <typename T, typename F, size_t... I>
+inline void vec_rows(char** data, const int64_t* s, int64_t n, int64_t rows, const int64_t* outer, const F& f,
+                     std::index_sequence<I...> seq, bool stream, bool far) {
+  using V = vec_of<T>;
+  constexpr int W = V::size;
+  constexpr size_t N = sizeof...(I);
+  constexpr int64_t kSize = sizeof(T);
+  if (rows == 1) return vec_loop<T>(data, s, n, f, seq, stream, far);
+  bool packed = s[0] == kSize && !(kStreamable<T> && stream);
+  for (size_t k = 1; k <= N; ++k) packed = packed && s[k] == kSize;
+  if (!packed) {
+    char* p[N + 1];
+    for (int64_t r = 0; r < rows; ++r) {
+      for (size_t k = 0; k <= N; ++k) p[k] = data[k] + r * outer[k];
+      vec_loop<T>(p, s, n, f, seq, stream, far);
+    }
+    return;
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    T* out = reinterpret_cast<T*>(data[0] + r * outer[0]);
+    const T* in[N] = {reinterpret_cast<const T*>(data[I + 1] + r * outer[I + 1])...};
+    int64_t i = 0;
+    if (far) {
+      for (; i + W <= n; i += W) {
+        (prefetch_ahead(in[I] + i), ...);
+        pw::store_opmath(f(pw::load_opmath(in[I] + i)...), out + i);
+      }
+    } else {
+      for (; i + W <= n; i += W) pw::store_opmath(f(pw::load_opmath(in[I] + i)...), out + i);
+    }
+    if (i < n) {
+      char* rest[N] = {reinterpret_cast<char*>(const_cast<T*>(in[I] + i))...};
+      vec_chunk<T, false>(reinterpret_cast<char*>(out + i), kSize, rest, s + 1, n - i, f, seq);
+    }
+  }
+}
+
 // Whether the functor accepts SIMD vectors of the type T computes in.
 template <typename F, typename T, typename Seq> struct VecInvocable : std::false_type {};
 template <typename F, typename T, size_t... I>
@@ -229,7 +271,9 @@ void cpu_pointwise(const TensorIter& it, const F& f) {
           for (int k = 1; k <= static_cast<int>(N); ++k) stream = stream && it.data(k) != it.data(0);
         }
       }
-      it.for_each([&](char** data, const int64_t* s, int64_t n) { detail::vec_loop<scalar_t>(data, s, n, f, Seq{}, stream, far); });
+      it.for_each([&](char** data, const int64_t* s, int64_t n, int64_t rows, const int64_t* outer) {
+        detail::vec_rows<scalar_t>(data, s, n, rows, outer, f, Seq{}, stream, far);
+      });
       return;
     }
   }
