@@ -48,8 +48,14 @@ inline Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
 inline Tensor operator>=(const Tensor& a, const Scalar& b) { return ge(a, b); }
 inline Tensor operator>=(const Scalar& a, const Tensor& b) { return le(b, a); }
 inline Tensor operator&(const Tensor& a, const Tensor& b) { return bitwise_and(a, b); }
+inline Tensor operator&(const Tensor& a, const Scalar& b) { return bitwise_and(a, b); }
+inline Tensor operator&(const Scalar& a, const Tensor& b) { return bitwise_and(b, a); }
 inline Tensor operator|(const Tensor& a, const Tensor& b) { return bitwise_or(a, b); }
+inline Tensor operator|(const Tensor& a, const Scalar& b) { return bitwise_or(a, b); }
+inline Tensor operator|(const Scalar& a, const Tensor& b) { return bitwise_or(b, a); }
 inline Tensor operator^(const Tensor& a, const Tensor& b) { return bitwise_xor(a, b); }
+inline Tensor operator^(const Tensor& a, const Scalar& b) { return bitwise_xor(a, b); }
+inline Tensor operator^(const Scalar& a, const Tensor& b) { return bitwise_xor(b, a); }
 }  // namespace at
 
 EMBER_PUBLIC_END

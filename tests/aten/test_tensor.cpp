@@ -595,6 +595,22 @@ TEST_CASE("free operators with a scalar on either side, as libtorch defines them
   const at::Tensor fr = 5.5 % torch::tensor({2.0, -2.0});
   CHECK(fr[0].item<double>() == 1.5);
   CHECK(fr[1].item<double>() == -0.5);
+  // Bitwise ops with a scalar (bitwise_and/or/xor.Scalar): the tensor's integral dtype, C++'s
+  // operators on the same values as the reference; a float tensor is an error.
+  const std::vector<int64_t> iv = {0, 5, 12, -3, 255};
+  const at::Tensor it = torch::tensor(iv);
+  const at::Tensor band = it & 6, bor = 6 | it, bxor = it ^ 10;
+  REQUIRE(band.scalar_type() == at::kLong);
+  for (size_t i = 0; i < iv.size(); ++i) {
+    const auto k = static_cast<int64_t>(i);
+    CHECK(band[k].item<int64_t>() == (iv[i] & 6));
+    CHECK(bor[k].item<int64_t>() == (6 | iv[i]));
+    CHECK(bxor[k].item<int64_t>() == (iv[i] ^ 10));
+  }
+  const at::Tensor bits = torch::tensor({true, false});
+  CHECK(at::equal(bits & true, torch::tensor({true, false})));
+  CHECK(at::equal(bits ^ true, torch::tensor({false, true})));
+  CHECK_THROWS_AS(torch::tensor({1.5f}) & 1, c10::Error);
   // Comparisons with the scalar first: a < t is t > a.
   const at::Tensor c = torch::tensor({1.0, 2.0, 3.0, std::nan("")});
   CHECK(at::equal(2 < c, torch::tensor({false, false, true, false})));
