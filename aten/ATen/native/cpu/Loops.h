@@ -130,6 +130,23 @@ inline void prefetch_ahead(const T* p) {
   __builtin_prefetch(reinterpret_cast<const char*>(p) + kPrefetchBytes, 0, 3);  // never faults
 }
 
+// The whole vectors of [i, n) when the output and every input are contiguous: returns where the
+// whole vectors end. Shared by vec_loop and vec_rows.
+template <typename T, typename F, size_t... I>
+inline int64_t packed_body(T* out, const T* const* in, int64_t i, int64_t n, const F& f, std::index_sequence<I...>,
+                           bool stream, bool far) {
+  constexpr int W = vec_of<T>::size;
+  if (far) {
+    for (; i + W <= n; i += W) {
+      (prefetch_ahead(in[I] + i), ...);
+      put(f(pw::load_opmath(in[I] + i)...), out + i, stream);
+    }
+  } else {
+    for (; i + W <= n; i += W) put(f(pw::load_opmath(in[I] + i)...), out + i, stream);
+  }
+  return i;
+}
+
 template <typename T, typename F, size_t... I>
 inline void vec_loop(char** data, const int64_t* s, int64_t n, const F& f, std::index_sequence<I...> seq,
                      bool stream = false, bool far = false) {
@@ -157,14 +174,7 @@ inline void vec_loop(char** data, const int64_t* s, int64_t n, const F& f, std::
       }
     }
     if (!(bcast[I] || ...)) {
-      if (far) {
-        for (; i + W <= n; i += W) {
-          (prefetch_ahead(in[I] + i), ...);
-          put(f(pw::load_opmath(in[I] + i)...), out + i, stream);
-        }
-      } else {
-        for (; i + W <= n; i += W) put(f(pw::load_opmath(in[I] + i)...), out + i, stream);
-      }
+      i = packed_body<T>(out, in, i, n, f, seq, stream, far);
     } else {
       if (far) {
         for (; i + W <= n; i += W) {
@@ -198,8 +208,6 @@ inline void vec_loop(char** data, const int64_t* s, int64_t n, const F& f, std::
 template <typename T, typename F, size_t... I>
 inline void vec_rows(char** data, const int64_t* s, int64_t n, int64_t rows, const int64_t* outer, const F& f,
                      std::index_sequence<I...> seq, bool stream, bool far) {
-  using V = vec_of<T>;
-  constexpr int W = V::size;
   constexpr size_t N = sizeof...(I);
   constexpr int64_t kSize = sizeof(T);
   if (rows == 1) return vec_loop<T>(data, s, n, f, seq, stream, far);
@@ -216,15 +224,7 @@ inline void vec_rows(char** data, const int64_t* s, int64_t n, int64_t rows, con
   for (int64_t r = 0; r < rows; ++r) {
     T* out = reinterpret_cast<T*>(data[0] + r * outer[0]);
     const T* in[N] = {reinterpret_cast<const T*>(data[I + 1] + r * outer[I + 1])...};
-    int64_t i = 0;
-    if (far) {
-      for (; i + W <= n; i += W) {
-        (prefetch_ahead(in[I] + i), ...);
-        pw::store_opmath(f(pw::load_opmath(in[I] + i)...), out + i);
-      }
-    } else {
-      for (; i + W <= n; i += W) pw::store_opmath(f(pw::load_opmath(in[I] + i)...), out + i);
-    }
+    const int64_t i = packed_body<T>(out, in, 0, n, f, seq, /*stream=*/false, far);
     if (i < n) {
       char* rest[N] = {reinterpret_cast<char*>(const_cast<T*>(in[I] + i))...};
       vec_chunk<T, false>(reinterpret_cast<char*>(out + i), kSize, rest, s + 1, n - i, f, seq);
