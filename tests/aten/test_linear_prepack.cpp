@@ -44,10 +44,18 @@ void check(const at::Tensor& x, const at::Tensor& w, const at::Tensor* b) {
 
 at::native::LinearPrepackStats stats() { return at::native::linear_prepack_stats(); }
 
-// Packing is off by default (Note [Prepacked linear weights]); the cases below turn it on.
+// Packing is off by default (Note [Prepacked linear weights]); the cases below turn it on, and keep
+// a copy even where oneDNN's layout is plain row-major (an AVX2 CPU), so that the bookkeeping is
+// tested on every CPU.
 struct PackingOn {
-  PackingOn() { at::native::set_linear_prepack_limit_mb(256); }
-  ~PackingOn() { at::native::set_linear_prepack_limit_mb(0); }
+  PackingOn() {
+    at::native::set_linear_prepack_limit_mb(256);
+    at::native::set_linear_prepack_keep_plain(true);
+  }
+  ~PackingOn() {
+    at::native::set_linear_prepack_limit_mb(0);
+    at::native::set_linear_prepack_keep_plain(false);
+  }
 };
 
 }  // namespace prepack_test
@@ -215,6 +223,23 @@ TEST_CASE("linear prepack: off by default, so a pointer held across calls is alw
   }
   CHECK(stats().packs == s0.packs);
   CHECK(stats().hits == s0.hits);
+}
+
+TEST_CASE("linear prepack: a plain row-major layout is declined unless kept, and both paths are right", "[linear_prepack]") {
+  torch::NoGradGuard no_grad;
+  torch::manual_seed(6);
+  auto w = torch::randn({320, 256}), b = torch::randn({320}), x = torch::randn({48, 256});
+  at::native::set_linear_prepack_limit_mb(256);
+  const auto s0 = stats();
+  for (int i = 0; i < 3; ++i) check(x, w, &b);  // declined where oneDNN's layout is plain: the plain path
+  const auto s1 = stats();
+  CHECK(s1.packs <= s0.packs + 1);
+  auto w2 = torch::randn({320, 256});
+  at::native::set_linear_prepack_keep_plain(true);
+  for (int i = 0; i < 3; ++i) check(x, w2, &b);  // kept whatever the layout
+  CHECK(stats().packs == s1.packs + 1);
+  at::native::set_linear_prepack_keep_plain(false);
+  at::native::set_linear_prepack_limit_mb(0);
 }
 
 TEST_CASE("storage uid: drawn on first use, never 0, stable, distinct, one per storage under races", "[linear_prepack]") {
