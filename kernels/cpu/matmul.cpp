@@ -381,18 +381,63 @@ bool small_sgemm_gemm(const Operand& c, const Operand& a, const Operand& b, doub
 // At the AVX2 level (where oneDNN 2.x's float32 matmul is its jit sgemm), single products with at
 // least kBlockedMinRows rows and kBlockedMinFlops multiply-adds take Ember's blocked kernel (Note
 // [Blocked sgemm] in kernels/cpu/isa/sgemm.cpp; only that level registers one, so a CPU with
-// AVX-512 keeps oneDNN's brgemm unless EMBER_CPU_CAPABILITY=avx2 asks for the AVX2 kernels). Fewer rows (a linear
-// layer at batch 64, an LSTM step at batch 32) stay with oneDNN: the kernel packs all of b, which
-// so few rows do not repay (64 x 1024 x 1024: 1.0-1.3x the time of oneDNN's sgemm at 1 thread;
+// AVX-512 keeps oneDNN's brgemm unless EMBER_CPU_CAPABILITY=avx2 asks for the AVX2 kernels). Fewer rows
+// do not repay the kernel's packing of all of b, so 64-127 rows take the transposed product below
+// (Note [Few rows through the transposed product]) and fewer (an LSTM step at batch 32) stay with
+// oneDNN. Measured before the transposed route (64 x 1024 x 1024: 1.0-1.3x the time of oneDNN's sgemm at 1 thread;
 // 128 rows 0.95-1.0x, 256 rows 0.85-0.95x). Smaller products too: oneDNN's threading costs less
 // there (256^3 at 2 threads: 1.11-1.18x oneDNN's time; 384^3 1.02-1.05x; 512^3 0.89-1.0x; at 1
 // thread 128^3 0.97-1.06x), hence kBlockedMinFlops = 2^26 (406^3).
 constexpr int64_t kBlockedMinRows = 128, kBlockedMinFlops = int64_t{1} << 26;
 
+//
+// Note [Few rows through the transposed product]
+// A product of kTransposedMinRows to kBlockedMinRows rows against a wide b (a linear layer at
+// batch 64: 64 x 1024 times 1024 x 1024) is computed as its transpose, c^T = b^T a^T, by the same
+// kernel into a scratch [N, M] matrix that is then transposed into c. The roles swap: the few rows
+// of a become the packed panels (64 x 1024 floats, 256 KB, in L2), and b^T is packed block by
+// block as the kernel's a (the full packing of b that did not pay above is gone). Measured on a
+// Zen 3 at batch 64, 1024 -> 1024 (linear with bias, best of 200): 1.67 ms through oneDNN's
+// sgemm, 1.55 ms this way at 1 thread; 0.85 vs 0.87 ms at 2. Each element of c is still one
+// float32 FMA chain over k (the kernel's contract), so the thread count does not change it; with
+// beta != 0 (addmm, a linear with bias) the transpose adds beta * c to it (beta = 0 never reads c).
+constexpr int64_t kTransposedMinRows = 64;
+
+// dst[m * ld_dst + n] = src[n * M + m] (+ beta * dst[m * ld_dst + n] unless beta is 0) for m < M,
+// n < N (src is [N, M], contiguous).
+void transpose_into(float* dst, int64_t ld_dst, const float* src, int64_t M, int64_t N, float beta) {
+  constexpr int64_t T = 16;
+  at::parallel_for(0, (N + T - 1) / T, at::internal::grain_for_tasks(M * N, (N + T - 1) / T), [&](int64_t t0, int64_t t1) {
+    for (int64_t n0 = t0 * T; n0 < std::min(N, t1 * T); n0 += T) {
+      const int64_t n1 = std::min(N, n0 + T);
+      for (int64_t m0 = 0; m0 < M; m0 += T) {
+        const int64_t m1 = std::min(M, m0 + T);
+        if (beta == 0.0f) {
+          for (int64_t m = m0; m < m1; ++m)
+            for (int64_t n = n0; n < n1; ++n) dst[m * ld_dst + n] = src[n * M + m];
+        } else {
+          for (int64_t m = m0; m < m1; ++m)
+            for (int64_t n = n0; n < n1; ++n) dst[m * ld_dst + n] = src[n * M + m] + beta * dst[m * ld_dst + n];
+        }
+      }
+    }
+  });
+}
+
 bool blocked_sgemm_gemm(const Operand& c, const Operand& a, const Operand& b, double alpha, double beta) {
   const int64_t M = a.rows, K = a.cols, N = b.cols;
-  if (c.batch != 1 || c.sc != 1 || c.sr < N || M < kBlockedMinRows || M * N * K < kBlockedMinFlops)
-    return false;
+  if (c.batch != 1 || c.sc != 1 || c.sr < N || M * N * K < kBlockedMinFlops) return false;
+  if (M < kBlockedMinRows) {  // Note [Few rows through the transposed product]
+    if (M < kTransposedMinRows || N < kBlockedMinRows) return false;
+    Tensor scratch = at::empty({N, M}, TensorOptions().dtype(kFloat));
+    float* t = scratch.mutable_data_ptr<float>();
+    // b^T (N x K): element (n, k) is b's (k, n); a^T (K x M): element (k, m) is a's (m, k).
+    const BlockedSgemm p{static_cast<const float*>(b.data), static_cast<const float*>(a.data), t, N, M, K,
+                         b.sc, b.sr, a.sc, a.sr, M, static_cast<float>(alpha), 0.0f};
+    if (!blocked_sgemm_stub(p)) return false;
+    transpose_into(static_cast<float*>(c.data), c.sr, t, M, N, static_cast<float>(beta));
+    return true;
+  }
   const BlockedSgemm p{static_cast<const float*>(a.data), static_cast<const float*>(b.data), static_cast<float*>(c.data),
                        M, N, K, a.sr, a.sc, b.sr, b.sc, c.sr, static_cast<float>(alpha), static_cast<float>(beta)};
   return blocked_sgemm_stub(p);

@@ -322,10 +322,13 @@ TEST_CASE("large single float32 products through the blocked kernel (Note [Block
   struct Case { int64_t m, k, n; };
   // Through the kernel (128+ rows, 2^26+ multiply-adds): 131 x 259 x 4100 (two column blocks, a
   // 5-row tile, a last k block of 3: under one 8-step transpose), 145 x 463 x 1000 (a 1-row block,
-  // an 8-column panel, k = 256 + 25 x 8 + 7), 1000 x 270 x 250 (a 10-column panel); around it
-  // (oneDNN): the rest.
+  // an 8-column panel, k = 256 + 25 x 8 + 7), 1000 x 270 x 250 (a 10-column panel); as the
+  // transposed product (64-127 rows, Note [Few rows through the transposed product]): 64 x 1030 x
+  // 1100, 100 x 700 x 1030 (its 100 rows are the kernel's columns: 6 panels and a 4-column one),
+  // 127 x 1024 x 600; around it (oneDNN): the rest (64 x 1024 x 1000 is just under 2^26).
   for (Case cs : {Case{131, 259, 4100}, Case{145, 463, 1000}, Case{1000, 270, 250}, Case{16, 1024, 16}, Case{300, 7, 257},
-                  Case{64, 1024, 1000}, Case{128, 256, 256}}) {
+                  Case{64, 1024, 1000}, Case{128, 256, 256}, Case{64, 1030, 1100}, Case{100, 700, 1030},
+                  Case{127, 1024, 600}, Case{63, 1100, 1100}}) {
     CAPTURE(cs.m, cs.k, cs.n);
     auto a = torch::randn({cs.m, cs.k}), b = torch::randn({cs.k, cs.n});
     auto ref = ember_test::ref::mm(a, b);
@@ -355,7 +358,8 @@ TEST_CASE("large single float32 products through the blocked kernel (Note [Block
     at::set_num_threads(2);
     auto two = torch::mm(at_, bt);
     at::set_num_threads(saved);
-    if (at::native::get_cpu_capability() == at::native::CPUCapability::AVX2 && cs.m >= 128 && cs.m * cs.k * cs.n >= (int64_t{1} << 26))
+    const bool kernel = cs.m >= 128 || (cs.m >= 64 && cs.n >= 128);
+    if (at::native::get_cpu_capability() == at::native::CPUCapability::AVX2 && kernel && cs.m * cs.k * cs.n >= (int64_t{1} << 26))
       CHECK(torch::equal(one, two));
   }
   // NaN and infinity reach exactly the outputs they reach in the reference (a tile's padding
@@ -368,4 +372,17 @@ TEST_CASE("large single float32 products through the blocked kernel (Note [Block
   CHECK(torch::equal(torch::isnan(got), torch::isnan(ref.to(torch::kFloat))));
   CHECK(torch::equal(torch::isinf(got), torch::isinf(ref.to(torch::kFloat))));
   CHECK(torch::equal(torch::isnan(got.select(0, 5)), torch::ones({800}, torch::kBool)));
+  // The same through the transposed product (64 rows), and a linear with bias there, whose bias
+  // reaches every row once.
+  auto a2 = torch::randn({64, 1100}), b2 = torch::randn({1100, 1000});
+  a2[5][7] = std::nan("");
+  b2[3][999] = INFINITY;
+  b2[200][17] = -INFINITY;
+  auto got2 = torch::mm(a2, b2), ref2 = ember_test::ref::mm(a2, b2);
+  CHECK(torch::equal(torch::isnan(got2), torch::isnan(ref2.to(torch::kFloat))));
+  CHECK(torch::equal(torch::isinf(got2), torch::isinf(ref2.to(torch::kFloat))));
+  auto x = torch::randn({64, 1024}), w = torch::randn({1100, 1024}), bias = torch::randn({1100});
+  auto ref3 = ember_test::ref::mm(x, w.t()) + bias.to(torch::kDouble);
+  CHECK(max_rel_err(torch::linear(x, w, bias), ref3) < 1e-4);
+  CHECK(max_rel_err(torch::linear(x.view({8, 8, 1024}), w, bias).view({64, 1100}), ref3) < 1e-4);
 }
