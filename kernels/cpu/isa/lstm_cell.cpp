@@ -96,6 +96,39 @@ inline __m256 tanh_lanes(__m256 x) {
   return _mm256_or_ps(magnitude, _mm256_and_ps(x, sign));
 }
 
+// 8 hidden units of one row at units j.. (Full: all 8; else the first `left` through masked loads
+// and stores). Whole groups use plain loads and stores: on a Zen 3 a masked 256-bit store
+// (vmaskmovps) costs 10-13 TSC cycles against ~1.5 for a plain one, and a group makes seven.
+template <bool Full>
+inline void forward_group_float(int64_t j, int64_t left, int64_t H, const float* x, const float* bias, const float* p,
+                                float* gr, const float* cpr, float* cr, float* tr, float* hr) {
+  const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(left)),
+                                       _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  auto ld = [&](const float* q) { return Full ? _mm256_loadu_ps(q + j) : _mm256_maskload_ps(q + j, m); };
+  auto st = [&](float* q, __m256 v) {
+    if constexpr (Full) _mm256_storeu_ps(q + j, v);
+    else _mm256_maskstore_ps(q + j, m, v);
+  };
+  // (x W_ih^T + bias) + h W_hh^T: the order of the composed addmm steps.
+  auto pre = [&](int64_t k) {
+    const __m256 xb = bias ? _mm256_add_ps(ld(x + k * H), ld(bias + k * H)) : ld(x + k * H);
+    return _mm256_add_ps(xb, ld(p + k * H));
+  };
+  const __m256 i = sigmoid_lanes(pre(0));
+  const __m256 f = sigmoid_lanes(pre(1));
+  const __m256 cand = tanh_lanes(pre(2));
+  const __m256 o = sigmoid_lanes(pre(3));
+  const __m256 cn = _mm256_fmadd_ps(i, cand, _mm256_mul_ps(f, ld(cpr)));
+  const __m256 t = tanh_lanes(cn);
+  st(gr, i);
+  st(gr + H, f);
+  st(gr + 2 * H, cand);
+  st(gr + 3 * H, o);
+  st(cr, cn);
+  st(tr, t);
+  st(hr, _mm256_mul_ps(o, t));
+}
+
 // The float rows: 8 hidden units at a time, the last partial group through masked loads and stores.
 void forward_rows_float(int64_t r0, int64_t r1, int64_t H, const float* xp, const float* bias, const float* hh,
                         const float* cp, float* g, float* c, float* tc, float* h) {
@@ -107,31 +140,9 @@ void forward_rows_float(int64_t r0, int64_t r1, int64_t H, const float* xp, cons
     float* cr = c + r * H;
     float* tr = tc + r * H;
     float* hr = h + r * H;
-    for (int64_t j = 0; j < H; j += 8) {
-      const int64_t left = std::min<int64_t>(8, H - j);
-      const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(left)),
-                                           _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-      auto ld = [&](const float* q) { return _mm256_maskload_ps(q + j, m); };
-      auto st = [&](float* q, __m256 v) { _mm256_maskstore_ps(q + j, m, v); };
-      // (x W_ih^T + bias) + h W_hh^T: the order of the composed addmm steps.
-      auto pre = [&](int64_t k) {
-        const __m256 xb = bias ? _mm256_add_ps(ld(x + k * H), ld(bias + k * H)) : ld(x + k * H);
-        return _mm256_add_ps(xb, ld(p + k * H));
-      };
-      const __m256 i = sigmoid_lanes(pre(0));
-      const __m256 f = sigmoid_lanes(pre(1));
-      const __m256 cand = tanh_lanes(pre(2));
-      const __m256 o = sigmoid_lanes(pre(3));
-      const __m256 cn = _mm256_fmadd_ps(i, cand, _mm256_mul_ps(f, ld(cpr)));
-      const __m256 t = tanh_lanes(cn);
-      st(gr, i);
-      st(gr + H, f);
-      st(gr + 2 * H, cand);
-      st(gr + 3 * H, o);
-      st(cr, cn);
-      st(tr, t);
-      st(hr, _mm256_mul_ps(o, t));
-    }
+    int64_t j = 0;
+    for (; j + 8 <= H; j += 8) forward_group_float<true>(j, 8, H, x, bias, p, gr, cpr, cr, tr, hr);
+    if (j < H) forward_group_float<false>(j, H - j, H, x, bias, p, gr, cpr, cr, tr, hr);
   }
 }
 
