@@ -390,7 +390,6 @@ bool small_sgemm_gemm(const Operand& c, const Operand& a, const Operand& b, doub
 // thread 128^3 0.97-1.06x), hence kBlockedMinFlops = 2^26 (406^3).
 constexpr int64_t kBlockedMinRows = 128, kBlockedMinFlops = int64_t{1} << 26;
 
-//
 // Note [Few rows through the transposed product]
 // A product of kTransposedMinRows to kBlockedMinRows rows against a wide b (a linear layer at
 // batch 64: 64 x 1024 times 1024 x 1024) is computed as its transpose, c^T = b^T a^T, by the same

@@ -102,9 +102,13 @@ inline __m256 tanh_lanes(__m256 x) {
 template <bool Full>
 inline void forward_group_float(int64_t j, int64_t left, int64_t H, const float* x, const float* bias, const float* p,
                                 float* gr, const float* cpr, float* cr, float* tr, float* hr) {
-  const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(left)),
-                                       _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-  auto ld = [&](const float* q) { return Full ? _mm256_loadu_ps(q + j) : _mm256_maskload_ps(q + j, m); };
+  const __m256i m = Full ? _mm256_setzero_si256()
+                         : _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(left)),
+                                              _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  auto ld = [&](const float* q) {
+    if constexpr (Full) return _mm256_loadu_ps(q + j);
+    else return _mm256_maskload_ps(q + j, m);
+  };
   auto st = [&](float* q, __m256 v) {
     if constexpr (Full) _mm256_storeu_ps(q + j, v);
     else _mm256_maskstore_ps(q + j, m, v);
