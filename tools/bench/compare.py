@@ -7,8 +7,10 @@
                                         limit and the value check; exits 1 when a value check FAILED
 
 DIR holds limits.json (machine_limits) and t<threads>/<program>.<ember|libtorch>.<repetition>.json; of
-the repetitions each case keeps its lowest time. The counters are those of Note [Benchmark counters]
-in bench_common.h.
+the repetitions each case keeps its lowest time. After the table, the rows whose ratio target is met by
+one Ember/libtorch repetition pair and missed by another (repetition r of each side, run one after the
+other) are listed with that range: their verdict is within the host's noise. The counters are those of
+Note [Benchmark counters] in bench_common.h.
 """
 import glob
 import json
@@ -150,10 +152,10 @@ def table(results):
     threads = [os.path.basename(d)[1:] for d in tdirs]
     runs = {}  # threads -> (ember, libtorch)
     for t, d in zip(threads, tdirs):
-        (e, e_all), (l, _) = (best_of(sorted(glob.glob(os.path.join(d, f"*.{side}.*.json")))) for side in ("ember", "libtorch"))
-        runs[t] = (e, l, e_all)
+        (e, e_all), (l, l_all) = (best_of(sorted(glob.glob(os.path.join(d, f"*.{side}.*.json")))) for side in ("ember", "libtorch"))
+        runs[t] = (e, l, e_all, l_all)
     names = []
-    for e, l, _ in runs.values():
+    for e, l, *_ in runs.values():
         for n in list(e) + list(l):
             if n not in names:
                 names.append(n)
@@ -163,7 +165,7 @@ def table(results):
     for t in threads:
         head += [f"Ember {t}T", f"libtorch {t}T", f"ratio {t}T"]
     head += ["of limit (" + " / ".join(f"{t}T" for t in threads) + ")", "values", "met"]
-    rows, failed = [], False
+    rows, failed, swings = [], False, []
     for n in names:
         row, ratios, fracs, checks, meta = [LABELS.get(n, n)], [], [], [], {}
         for t in threads:
@@ -186,6 +188,12 @@ def table(results):
                     break
             if c is not None:
                 checks.append(c if c == "ok" else f"{c} at {t}T")
+            # Repetition r of Ember ran just before repetition r of libtorch: their ratio, per pair.
+            target = l.get("target", 0)
+            paired = [value(a)[0] / value(b)[0] for a, b in zip(runs[t][2].get(n, []), runs[t][3].get(n, []))
+                      if not a.get("error_occurred") and not b.get("error_occurred")]
+            if target and len(paired) > 1 and min(paired) <= target < max(paired):
+                swings.append(f"{LABELS.get(n, n)} at {t}T: {min(paired):.2f}–{max(paired):.2f}")
             # Fraction of the machine's limit at this thread count (Ember's throughput).
             if e.get("flops", 0) > 0 and str(t) in limits["fma_gflops"]:
                 fracs.append((e["flops"] / ve / 1e9 / limits["fma_gflops"][str(t)], "FMA peak"))
@@ -215,6 +223,9 @@ def table(results):
     print("|" + "|".join("---" if i == 0 else "---:" if i < len(head) - 3 else "---" for i in range(len(head))) + "|")
     for r in rows:
         print("| " + " | ".join(r) + " |")
+    if swings:
+        # A row whose verdict flips between repetitions is within the host's noise of its target.
+        print("\nratio of each Ember/libtorch repetition pair crosses the target: " + "; ".join(swings))
     if failed:
         print("\nvalue check FAILED for at least one case (Ember's result differs from libtorch's)")
     return 1 if failed else 0
