@@ -351,7 +351,10 @@ TEST_CASE("large single float32 products through the blocked kernel (Note [Block
     CHECK(max_rel_err(r0, ref * -2) < 1e-4);
     auto c = torch::randn({cs.m, cs.n});
     CHECK(max_rel_err(torch::addmm(c, at_, b, 1, 1), ember_test::ref::axpby(c, ref.clone(), 1.0, 1.0)) < 1e-4);
-    CHECK(max_rel_err(torch::addmm(c, a, b, 0.25, 3), ember_test::ref::axpby(c, ref.clone(), 0.25, 3.0)) < 1e-4);
+    // The product's rounding error is scaled by alpha with it: 3x the bound of the alpha = 1 checks.
+    // (oneDNN's AVX-512 sgemm, which these shapes take on a Zen 4, reached 4.8e-5 for mm and 1.57e-4
+    // here at k = 1024-1100: a k-term float sum's error, well under its k u sum|a b| bound.)
+    CHECK(max_rel_err(torch::addmm(c, a, b, 0.25, 3), ember_test::ref::axpby(c, ref.clone(), 0.25, 3.0)) < 3e-4);
     const int saved = at::get_num_threads();
     at::set_num_threads(1);
     auto one = torch::mm(at_, bt);
