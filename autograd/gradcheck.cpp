@@ -9,7 +9,7 @@ namespace {
 
 std::vector<double> flat(const at::Tensor& t) {
   at::Tensor c = t.detach().to(at::kCPU).to(at::kDouble).contiguous();
-  return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+  return std::vector<double>(c._mutable_data_ptr_internal<double>(), c._mutable_data_ptr_internal<double>() + c.numel());
 }
 
 // Differentiable outputs (floating, defined) of fn, detached copies flattened for the numerics.
@@ -69,7 +69,7 @@ bool gradcheck(const GradcheckFn& fn, const variable_list& inputs, const Gradche
     at::Tensor x = inputs[i].detach();  // shares storage: edits are seen by fn
     const int64_t n = x.numel();
     const std::vector<int64_t> at_k = element_offsets(x, i);
-    double* base = x.data_ptr<double>();
+    double* base = x._mutable_data_ptr_internal<double>();
     for (size_t o = 0; o < outs.size(); ++o) num[o][i].assign(static_cast<size_t>(outs[o].numel() * n), 0.0);
     for (int64_t k = 0; k < n; ++k) {
       double* p = base + at_k[static_cast<size_t>(k)];

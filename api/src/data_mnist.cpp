@@ -75,7 +75,7 @@ at::Tensor read_images(const std::string& root, bool train) {
   EMBER_CHECK(bytes.size() == want, "[MNIST] ", path, (bytes.size() < want ? " is truncated" : " has trailing data"),
               ": its header announces ", count, " images (", want, " bytes); got ", bytes.size(), " bytes");
   at::Tensor raw = at::empty({count, 1, rows, cols}, at::kByte);
-  if (count) std::memcpy(raw.data_ptr(), bytes.data() + 16, want - 16);
+  if (count) std::memcpy(raw._mutable_data_ptr_internal(), bytes.data() + 16, want - 16);
   return raw.to(at::kFloat).div_(255);
 }
 
@@ -92,7 +92,7 @@ at::Tensor read_labels(const std::string& root, bool train) {
   EMBER_CHECK(bytes.size() == want, "[MNIST] ", path, (bytes.size() < want ? " is truncated" : " has trailing data"),
               ": its header announces ", count, " labels (", want, " bytes); got ", bytes.size(), " bytes");
   at::Tensor raw = at::empty({count}, at::kByte);
-  if (count) std::memcpy(raw.data_ptr(), bytes.data() + 8, static_cast<size_t>(count));
+  if (count) std::memcpy(raw._mutable_data_ptr_internal(), bytes.data() + 8, static_cast<size_t>(count));
   return raw.to(at::kLong);
 }
 

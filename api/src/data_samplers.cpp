@@ -43,7 +43,7 @@ std::optional<std::vector<size_t>> RandomSampler::next(size_t batch_size) {
   if (left <= 0) return std::nullopt;
   int64_t n = std::min<int64_t>(static_cast<int64_t>(batch_size), left);
   at::Tensor part = indices_.slice(0, index_, index_ + n).to(at::kLong).contiguous();
-  const int64_t* p = part.data_ptr<int64_t>();
+  const int64_t* p = part.const_data_ptr<int64_t>();
   std::vector<size_t> out(p, p + n);
   index_ += n;
   return out;

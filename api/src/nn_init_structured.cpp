@@ -90,10 +90,10 @@ at::Tensor orthogonal_(at::Tensor tensor, double gain) {
   at::Tensor draw = at::randn({rows, cols}).to(at::kDouble);
   if (rows < cols) draw = draw.t();
   draw = draw.contiguous();
-  const double* p = draw.data_ptr<double>();
+  const double* p = draw.const_data_ptr<double>();
   std::vector<double> q = householder_q(std::vector<double>(p, p + m * n), m, n);
   at::Tensor result = at::empty({m, n}, at::TensorOptions().dtype(at::kDouble));
-  std::copy(q.begin(), q.end(), result.data_ptr<double>());
+  std::copy(q.begin(), q.end(), result._mutable_data_ptr_internal<double>());
   if (rows < cols) result = result.t();
   tensor.copy_(result.mul(gain).reshape(tensor.sizes()));
   return tensor;
@@ -110,10 +110,10 @@ at::Tensor sparse_(at::Tensor tensor, double sparsity, double std) {
   // Zero mask: each column's first `zeros` entries of a random permutation of the rows (drawn for
   // every column even when no entry is zeroed, as libtorch, so later draws line up).
   at::Tensor mask = at::zeros({rows, cols}, at::TensorOptions().dtype(at::kBool));
-  bool* mp = mask.data_ptr<bool>();
+  bool* mp = mask._mutable_data_ptr_internal<bool>();
   for (int64_t c = 0; c < cols; ++c) {
     at::Tensor perm = at::randperm(rows);
-    const int64_t* pp = perm.data_ptr<int64_t>();
+    const int64_t* pp = perm.const_data_ptr<int64_t>();
     for (int64_t i = 0; i < zeros; ++i) mp[pp[i] * cols + c] = true;
   }
   tensor.masked_fill_(mask.to(tensor.device()), 0);

@@ -351,7 +351,7 @@ struct LstmDirection : torch::autograd::Function<LstmDirection> {
 
 std::vector<int64_t> int64_values(const at::Tensor& t) {
   at::Tensor c = t.to(at::kCPU).to(at::kLong).contiguous();
-  const int64_t* p = c.data_ptr<int64_t>();
+  const int64_t* p = c.const_data_ptr<int64_t>();
   return std::vector<int64_t>(p, p + c.numel());
 }
 

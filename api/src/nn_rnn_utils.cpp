@@ -11,13 +11,13 @@ namespace {
 
 std::vector<int64_t> to_vector(const at::Tensor& t) {
   at::Tensor c = t.to(at::kCPU).to(at::kLong).contiguous();
-  const int64_t* p = c.data_ptr<int64_t>();
+  const int64_t* p = c.const_data_ptr<int64_t>();
   return std::vector<int64_t>(p, p + c.numel());
 }
 
 at::Tensor from_vector(const std::vector<int64_t>& v) {
   at::Tensor t = at::empty({static_cast<int64_t>(v.size())}, at::TensorOptions().dtype(at::kLong));
-  std::copy(v.begin(), v.end(), t.data_ptr<int64_t>());
+  std::copy(v.begin(), v.end(), t._mutable_data_ptr_internal<int64_t>());
   return t;
 }
 

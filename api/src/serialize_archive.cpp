@@ -373,7 +373,7 @@ std::shared_ptr<ArchiveNode> read_table(Reader& r, const std::string& path, uint
                         static_cast<int>(data[k]), " (expected 0 or 1)");
         }
         at::Tensor t = at::empty(sizes, at::TensorOptions().dtype(dtype));
-        if (nbytes > 0) std::memcpy(t.data_ptr(), data, static_cast<size_t>(nbytes));
+        if (nbytes > 0) std::memcpy(t._mutable_data_ptr_internal(), data, static_cast<size_t>(nbytes));
         if (device.has_value() && *device != t.device()) t = t.to(*device);
         rec.tensor = std::move(t);
       }

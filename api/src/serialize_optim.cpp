@@ -45,19 +45,19 @@ void write_double(serialize::OutputArchive& archive, const std::string& key, dou
   archive.write(key, at::scalar_to_tensor(value).to(at::kDouble));
 }
 double read_double(serialize::InputArchive& archive, const std::string& key) {
-  return *read_scalar(archive, key, at::kDouble).data_ptr<double>();
+  return *read_scalar(archive, key, at::kDouble).const_data_ptr<double>();
 }
 void write_int(serialize::OutputArchive& archive, const std::string& key, int64_t value) {
   archive.write(key, at::scalar_to_tensor(value).to(at::kLong));
 }
 int64_t read_int(serialize::InputArchive& archive, const std::string& key) {
-  return *read_scalar(archive, key, at::kLong).data_ptr<int64_t>();
+  return *read_scalar(archive, key, at::kLong).const_data_ptr<int64_t>();
 }
 void write_bool(serialize::OutputArchive& archive, const std::string& key, bool value) {
   archive.write(key, at::scalar_to_tensor(value).to(at::kBool));
 }
 bool read_bool(serialize::InputArchive& archive, const std::string& key) {
-  return *read_scalar(archive, key, at::kBool).data_ptr<bool>();
+  return *read_scalar(archive, key, at::kBool).const_data_ptr<bool>();
 }
 void write_betas(serialize::OutputArchive& archive, const std::string& key, const std::tuple<double, double>& betas) {
   archive.write(key, at::tensor({std::get<0>(betas), std::get<1>(betas)}, at::TensorOptions().dtype(at::kDouble)));
@@ -68,11 +68,11 @@ std::tuple<double, double> read_betas(serialize::InputArchive& archive, const st
   EMBER_CHECK(t.defined() && t.dim() == 1 && t.size(0) == 2 && t.scalar_type() == at::kDouble,
               "[Optimizer::load] '", key_path(archive, key), "' should be a float64 tensor of shape [2]");
   t = t.to(c10::Device(c10::kCPU)).contiguous();
-  return {t.data_ptr<double>()[0], t.data_ptr<double>()[1]};
+  return {t.const_data_ptr<double>()[0], t.const_data_ptr<double>()[1]};
 }
 void write_optimizer_name(serialize::OutputArchive& archive, const std::string& name) {
   at::Tensor t = at::empty({static_cast<int64_t>(name.size())}, at::TensorOptions().dtype(at::kByte));
-  for (size_t i = 0; i < name.size(); ++i) t.data_ptr<uint8_t>()[i] = static_cast<uint8_t>(name[i]);
+  for (size_t i = 0; i < name.size(); ++i) t._mutable_data_ptr_internal<uint8_t>()[i] = static_cast<uint8_t>(name[i]);
   archive.write("optimizer", t);
 }
 void check_optimizer_name(serialize::InputArchive& archive, const std::string& name) {
@@ -81,7 +81,7 @@ void check_optimizer_name(serialize::InputArchive& archive, const std::string& n
   std::string stored;
   if (t.defined() && t.dim() == 1 && t.scalar_type() == at::kByte) {
     t = t.to(c10::Device(c10::kCPU)).contiguous();
-    stored.assign(reinterpret_cast<const char*>(t.data_ptr<uint8_t>()), static_cast<size_t>(t.numel()));
+    stored.assign(reinterpret_cast<const char*>(t.const_data_ptr<uint8_t>()), static_cast<size_t>(t.numel()));
   }
   EMBER_CHECK(stored == name, "[Optimizer::load] the archive holds the state of a ",
               stored.empty() ? std::string("(malformed)") : stored, " optimizer, but this optimizer is ", name);

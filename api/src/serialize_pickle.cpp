@@ -403,7 +403,7 @@ ObjPtr Unpickler::persistent_load(const ObjPtr& pid) {
               numel, " x ", c10::elementSize(dtype), " bytes); it holds ", rec->size, " bytes");
   std::string_view bytes = zip_.read(*rec);
   c10::Storage storage = c10::Storage::allocate(bytes.size(), c10::GetCPUAllocator());
-  if (!bytes.empty()) std::memcpy(storage.mutable_data(), bytes.data(), bytes.size());
+  if (!bytes.empty()) std::memcpy(storage._mutable_data_internal(), bytes.data(), bytes.size());
   if (dtype == at::kBool) {
     const auto* b = static_cast<const unsigned char*>(storage.data());
     for (size_t i = 0; i < bytes.size(); ++i)

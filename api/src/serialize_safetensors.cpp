@@ -280,7 +280,7 @@ void release_mapping(void* ctx) { delete static_cast<std::shared_ptr<Mapping>*>(
 
 at::Tensor copy_tensor(const Entry& e, const unsigned char* buffer) {
   at::Tensor t = at::empty(e.shape, at::TensorOptions().dtype(e.dtype));
-  if (e.end > e.begin) std::memcpy(t.mutable_data_ptr(), buffer + e.begin, e.end - e.begin);
+  if (e.end > e.begin) std::memcpy(t._mutable_data_ptr_internal(), buffer + e.begin, e.end - e.begin);
   return t;
 }
 

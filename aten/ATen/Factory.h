@@ -60,7 +60,7 @@ class TensorDataContainer {
   template <typename T>
   void from_array(const T* p, size_t n) {
     tensor_ = make_empty({static_cast<int64_t>(n)}, c10::CppTypeToScalarType<T>::value, kCPU);
-    if (n) std::memcpy(tensor_.data_ptr(), p, n * sizeof(T));
+    if (n) std::memcpy(tensor_._mutable_data_ptr_internal(), p, n * sizeof(T));
   }
   void append_values(std::vector<Scalar>& out) const;
 

@@ -34,8 +34,8 @@ Tensor rrelu_cpu_slopes(const Tensor& self, double lo, double hi, const std::opt
   EMBER_DISPATCH_ALL_FLOATING(x.scalar_type(), "rrelu", [&] {
     using acc_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
     const double from = static_cast<acc_t>(lo), span = static_cast<double>(static_cast<acc_t>(hi)) - from;
-    const scalar_t* in = x.data_ptr<scalar_t>();
-    scalar_t* out = slope.data_ptr<scalar_t>();
+    const scalar_t* in = x.const_data_ptr<scalar_t>();
+    scalar_t* out = slope._mutable_data_ptr_internal<scalar_t>();
     for (int64_t i = 0, n = x.numel(); i < n; ++i)
       if (static_cast<acc_t>(in[i]) <= 0)
         out[i] = static_cast<scalar_t>(static_cast<acc_t>(uniform_product(uniform_double(g), span) + from));

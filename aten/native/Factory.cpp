@@ -29,7 +29,7 @@ bool scalar_is_integral(const Scalar& s) { return s.isIntegral(/*includeBool=*/t
 template <typename F>
 void fill_indexed(Tensor& t, const F& f) {
   EMBER_DISPATCH_ALL(t.scalar_type(), "arange", [&] {
-    scalar_t* p = t.data_ptr<scalar_t>();
+    scalar_t* p = t._mutable_data_ptr_internal<scalar_t>();
     const int64_t n = t.numel();
     for (int64_t i = 0; i < n; ++i) {
       auto v = f(i);
@@ -50,7 +50,7 @@ Tensor zeros(IntArrayRef size, TensorOptions options) {
   Tensor t = at::empty(size, options);
   constexpr int64_t kSmall = 32768;
   if (t.is_cpu() && t.numel() <= kSmall) {
-    if (t.numel() > 0) std::memset(t.data_ptr(), 0, t.nbytes());
+    if (t.numel() > 0) std::memset(t._mutable_data_ptr_internal(), 0, t.nbytes());
     return new_tensor_version(t);
   }
   return new_tensor_version(t.zero_());
@@ -271,7 +271,7 @@ void TensorDataContainer::append_values(std::vector<Scalar>& out) const {
   }
   Tensor t = tensor_.contiguous();
   EMBER_DISPATCH_ALL(t.scalar_type(), "tensor", [&] {
-    const scalar_t* p = t.data_ptr<scalar_t>();
+    const scalar_t* p = t.const_data_ptr<scalar_t>();
     for (int64_t i = 0; i < t.numel(); ++i) out.emplace_back(p[i]);
   });
 }
@@ -284,7 +284,7 @@ Tensor TensorDataContainer::to_tensor(const TensorOptions& options) const {
   ScalarType dt = options.has_dtype() ? options.scalar_type() : type_;
   Tensor out = make_empty(sizes_, dt, kCPU);
   EMBER_DISPATCH_ALL(dt, "tensor", [&] {
-    scalar_t* p = out.data_ptr<scalar_t>();
+    scalar_t* p = out._mutable_data_ptr_internal<scalar_t>();
     for (size_t i = 0; i < values_.size(); ++i) p[i] = values_[i].to<scalar_t>();
   });
   if (!options.device().is_cpu()) out = out.to(options.device());

@@ -37,13 +37,13 @@ Tensor multinomial_cpu_draws(const Tensor& self, int64_t num_samples, bool repla
   const int64_t rows = self.dim() == 1 ? 1 : self.size(0);
   const Tensor p = self.detach().reshape({rows, k}).to(self.scalar_type() == kDouble ? kDouble : kFloat).contiguous();
   Tensor out = at::empty({rows, num_samples}, self.options().dtype(kLong));
-  int64_t* o = out.data_ptr<int64_t>();
+  int64_t* o = out._mutable_data_ptr_internal<int64_t>();
   CPUGeneratorImpl* g = detail::cpu_generator(generator, "multinomial");
   std::lock_guard<std::mutex> lock(g->mutex_);
   AT_DISPATCH_FLOATING_TYPES(p.scalar_type(), "multinomial", [&] {
     std::vector<scalar_t> cum(static_cast<size_t>(k));
     for (int64_t r = 0; r < rows; ++r) {
-      const scalar_t* row = p.data_ptr<scalar_t>() + r * k;
+      const scalar_t* row = p.const_data_ptr<scalar_t>() + r * k;
       scalar_t sum = 0;
       for (int64_t j = 0; j < k; ++j) cum[j] = sum += row[j];
       for (auto& c : cum) c /= sum;

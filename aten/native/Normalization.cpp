@@ -79,7 +79,7 @@ thread_local BatchStats last_batch_stats;
 // A per-channel vector of doubles as a tensor of `like`'s dtype and device.
 Tensor per_channel(const std::vector<double>& v, const Tensor& like) {
   Tensor d = at::empty({static_cast<int64_t>(v.size())}, TensorOptions().dtype(kDouble));
-  std::copy(v.begin(), v.end(), d.data_ptr<double>());
+  std::copy(v.begin(), v.end(), d._mutable_data_ptr_internal<double>());
   return d.to(like.options());
 }
 

@@ -69,7 +69,7 @@ Tensor repeat_interleave_self_Tensor(const Tensor& self, const Tensor& repeats, 
               " repeats (one per slice) or 1; got ", repeats.size(0));
   if (repeats.size(0) == 1) return repeat_interleave_self_int(self, repeats[0].item<int64_t>(), dim, output_size);
   const Tensor r = repeats.to(kCPU).to(kLong).contiguous();
-  const int64_t* rp = r.data_ptr<int64_t>();
+  const int64_t* rp = r.const_data_ptr<int64_t>();
   std::vector<int64_t> idx;
   for (int64_t i = 0; i < r.numel(); ++i) {
     EMBER_CHECK(rp[i] >= 0, "[repeat_interleave] expected non-negative repeats; got ", rp[i], " at ", i);
@@ -79,7 +79,7 @@ Tensor repeat_interleave_self_Tensor(const Tensor& self, const Tensor& repeats, 
     EMBER_CHECK(*output_size == static_cast<int64_t>(idx.size()), "[repeat_interleave] expected output_size ",
                 idx.size(), "; got ", *output_size);
   Tensor index = at::empty({static_cast<int64_t>(idx.size())}, TensorOptions().dtype(kLong));
-  std::copy(idx.begin(), idx.end(), index.data_ptr<int64_t>());
+  std::copy(idx.begin(), idx.end(), index._mutable_data_ptr_internal<int64_t>());
   return x.index_select(d, index.to(x.device()));
 }
 

@@ -139,7 +139,7 @@ Tensor Generator::get_state() const {
     bytes = impl_->state_bytes();
   }
   Tensor t = at::empty({static_cast<int64_t>(bytes.size())}, TensorOptions().dtype(kByte));
-  if (!bytes.empty()) std::memcpy(t.data_ptr(), bytes.data(), bytes.size());
+  if (!bytes.empty()) std::memcpy(t._mutable_data_ptr_internal(), bytes.data(), bytes.size());
   return t;
 }
 
@@ -151,7 +151,7 @@ void Generator::set_state(const Tensor& new_state) {
                                   : std::string("an undefined tensor"));
   const Tensor bytes = new_state.contiguous();
   std::lock_guard<std::mutex> lock(impl_->mutex_);
-  impl_->restore_state_bytes(static_cast<const uint8_t*>(bytes.data_ptr()), static_cast<size_t>(bytes.numel()));
+  impl_->restore_state_bytes(static_cast<const uint8_t*>(bytes.const_data_ptr()), static_cast<size_t>(bytes.numel()));
 }
 
 Generator make_generator(uint64_t seed) { return make_generator<CPUGeneratorImpl>(seed); }

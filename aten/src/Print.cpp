@@ -129,7 +129,7 @@ std::ostream& operator<<(std::ostream& out, const Tensor& t) {
     return out << os.str();
   }
   const Tensor c = t.to(kCPU).to(kDouble).contiguous();
-  const double* v = c.data_ptr<double>();
+  const double* v = c.const_data_ptr<double>();
   const bool integer_dtype = !t.is_floating_point();
   const auto sizes = t.sizes();
   if (t.dim() == 0) {

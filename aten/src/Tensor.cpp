@@ -34,9 +34,9 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
 
 Tensor scalar_to_tensor(const Scalar& s, Device device) {
   Tensor t = make_empty({}, s.type(), kCPU);
-  if (s.isFloatingPoint()) *t.data_ptr<double>() = s.toDouble();
-  else if (s.isBoolean()) *t.data_ptr<bool>() = s.toBool();
-  else *t.data_ptr<int64_t>() = s.toLong();
+  if (s.isFloatingPoint()) *t._mutable_data_ptr_internal<double>() = s.toDouble();
+  else if (s.isBoolean()) *t._mutable_data_ptr_internal<bool>() = s.toBool();
+  else *t._mutable_data_ptr_internal<int64_t>() = s.toLong();
   t.unsafeGetTensorImpl()->set_wrapped_number(true);
   if (!device.is_cpu()) {
     t = t.to(device);
@@ -100,7 +100,7 @@ Scalar Tensor::item() const {
   EMBER_CHECK(!is_meta(), "[item] expected a tensor with data; got a meta tensor (meta tensors have no data)");
   Tensor c = is_cpu() ? *this : to(kCPU);
   return EMBER_DISPATCH_ALL(scalar_type(), "item", [&]() -> Scalar {
-    scalar_t v = *static_cast<const scalar_t*>(c.data_ptr());
+    scalar_t v = *static_cast<const scalar_t*>(c.const_data_ptr());
     if constexpr (std::is_same_v<scalar_t, bool>) return Scalar(v);
     else if constexpr (std::is_integral_v<scalar_t>) return Scalar(static_cast<int64_t>(v));
     else return Scalar(static_cast<double>(v));

@@ -401,7 +401,7 @@ bool dnnl_conv(Pass pass, const ConvGeometry& g, const std::unordered_map<int, v
     if (bytes == 0) return std::nullopt;
     temps.push_back(at::empty({static_cast<int64_t>(bytes)}, TensorOptions().dtype(kByte)));
     return dnnl::memory(dnnl::memory::desc(dims{static_cast<int64_t>(bytes)}, dnnl::memory::data_type::u8, tag::x), eng,
-                        temps.back().data_ptr());
+                        temps.back()._mutable_data_ptr_internal());
   };
   auto run_reorder = [&](const ConvArg& a, const dnnl::memory& from, const dnnl::memory& to) {
     std::unordered_map<int, dnnl::memory> r{{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
@@ -421,12 +421,12 @@ bool dnnl_conv(Pass pass, const ConvGeometry& g, const std::unordered_map<int, v
       auto it = std::find_if(memo->entries.begin(), memo->entries.end(),
                              [&](const ReorderMemo::Entry& e) { return e.user == p && e.chosen == a.chosen; });
       if (it != memo->entries.end()) {
-        args.emplace(a.arg, dnnl::memory(a.chosen, eng, it->blocked.data_ptr()));
+        args.emplace(a.arg, dnnl::memory(a.chosen, eng, it->blocked._mutable_data_ptr_internal()));
         continue;
       }
     }
     temps.push_back(at::empty({static_cast<int64_t>(a.chosen.get_size())}, TensorOptions().dtype(kByte)));
-    dnnl::memory blocked(a.chosen, eng, temps.back().data_ptr());
+    dnnl::memory blocked(a.chosen, eng, temps.back()._mutable_data_ptr_internal());
     if (a.output) outputs.emplace_back(&a, user);
     else run_reorder(a, user, blocked);
     if (!a.output && memo) memo->entries.push_back({buffers.at(a.arg), a.chosen, temps.back()});
@@ -456,18 +456,18 @@ void via_contiguous(Tensor& out, F loops) {
 
 void run_forward(const ConvGeometry& g, const Tensor& src, const Tensor& w, const Tensor& b, Tensor& dst, bool cl) {
   if (src.scalar_type() == kFloat) {
-    std::unordered_map<int, void*> bufs{{DNNL_ARG_SRC, src.data_ptr()}, {DNNL_ARG_WEIGHTS, w.data_ptr()}, {DNNL_ARG_DST, dst.data_ptr()}};
-    if (b.defined()) bufs.emplace(DNNL_ARG_BIAS, b.data_ptr());
+    std::unordered_map<int, void*> bufs{{DNNL_ARG_SRC, src._mutable_data_ptr_internal()}, {DNNL_ARG_WEIGHTS, w._mutable_data_ptr_internal()}, {DNNL_ARG_DST, dst._mutable_data_ptr_internal()}};
+    if (b.defined()) bufs.emplace(DNNL_ARG_BIAS, b._mutable_data_ptr_internal());
     if (dnnl_conv(Pass::forward, g, bufs, b.defined(), cl)) return;
   }
   const Tensor s = src.contiguous(), wc = w.contiguous();
   via_contiguous(dst, [&](Tensor& out) {
     if (s.scalar_type() == kFloat)
-      forward_loop<float>(g, s.data_ptr<float>(), wc.data_ptr<float>(), b.defined() ? b.data_ptr<float>() : nullptr,
-                          out.data_ptr<float>());
+      forward_loop<float>(g, s._mutable_data_ptr_internal<float>(), wc._mutable_data_ptr_internal<float>(), b.defined() ? b._mutable_data_ptr_internal<float>() : nullptr,
+                          out._mutable_data_ptr_internal<float>());
     else
-      forward_loop<double>(g, s.data_ptr<double>(), wc.data_ptr<double>(), b.defined() ? b.data_ptr<double>() : nullptr,
-                           out.data_ptr<double>());
+      forward_loop<double>(g, s._mutable_data_ptr_internal<double>(), wc._mutable_data_ptr_internal<double>(), b.defined() ? b._mutable_data_ptr_internal<double>() : nullptr,
+                           out._mutable_data_ptr_internal<double>());
   });
 }
 
@@ -475,13 +475,13 @@ void run_backward_data(const ConvGeometry& g, const Tensor& dst_grad, const Tens
                        ReorderMemo* memo = nullptr) {
   if (src_grad.scalar_type() == kFloat &&
       dnnl_conv(Pass::backward_data, g,
-                {{DNNL_ARG_DIFF_SRC, src_grad.data_ptr()}, {DNNL_ARG_WEIGHTS, w.data_ptr()}, {DNNL_ARG_DIFF_DST, dst_grad.data_ptr()}},
+                {{DNNL_ARG_DIFF_SRC, src_grad._mutable_data_ptr_internal()}, {DNNL_ARG_WEIGHTS, w._mutable_data_ptr_internal()}, {DNNL_ARG_DIFF_DST, dst_grad._mutable_data_ptr_internal()}},
                 false, cl, memo))
     return;
   const Tensor gy = dst_grad.contiguous(), wc = w.contiguous();
   via_contiguous(src_grad, [&](Tensor& out) {
-    if (gy.scalar_type() == kFloat) backward_data_loop<float>(g, gy.data_ptr<float>(), wc.data_ptr<float>(), out.data_ptr<float>());
-    else backward_data_loop<double>(g, gy.data_ptr<double>(), wc.data_ptr<double>(), out.data_ptr<double>());
+    if (gy.scalar_type() == kFloat) backward_data_loop<float>(g, gy._mutable_data_ptr_internal<float>(), wc._mutable_data_ptr_internal<float>(), out._mutable_data_ptr_internal<float>());
+    else backward_data_loop<double>(g, gy._mutable_data_ptr_internal<double>(), wc._mutable_data_ptr_internal<double>(), out._mutable_data_ptr_internal<double>());
   });
 }
 
@@ -489,13 +489,13 @@ void run_backward_weights(const ConvGeometry& g, const Tensor& src, const Tensor
                           ReorderMemo* memo = nullptr) {
   if (w_grad.scalar_type() == kFloat &&
       dnnl_conv(Pass::backward_weights, g,
-                {{DNNL_ARG_SRC, src.data_ptr()}, {DNNL_ARG_DIFF_WEIGHTS, w_grad.data_ptr()}, {DNNL_ARG_DIFF_DST, dst_grad.data_ptr()}},
+                {{DNNL_ARG_SRC, src._mutable_data_ptr_internal()}, {DNNL_ARG_DIFF_WEIGHTS, w_grad._mutable_data_ptr_internal()}, {DNNL_ARG_DIFF_DST, dst_grad._mutable_data_ptr_internal()}},
                 false, cl, memo))
     return;
   const Tensor s = src.contiguous(), gy = dst_grad.contiguous();
   via_contiguous(w_grad, [&](Tensor& out) {
-    if (s.scalar_type() == kFloat) backward_weights_loop<float>(g, s.data_ptr<float>(), gy.data_ptr<float>(), out.data_ptr<float>());
-    else backward_weights_loop<double>(g, s.data_ptr<double>(), gy.data_ptr<double>(), out.data_ptr<double>());
+    if (s.scalar_type() == kFloat) backward_weights_loop<float>(g, s._mutable_data_ptr_internal<float>(), gy._mutable_data_ptr_internal<float>(), out._mutable_data_ptr_internal<float>());
+    else backward_weights_loop<double>(g, s._mutable_data_ptr_internal<double>(), gy._mutable_data_ptr_internal<double>(), out._mutable_data_ptr_internal<double>());
   });
 }
 

@@ -23,7 +23,7 @@ Tensor& copy_cpu(Tensor& self, const Tensor& src, bool non_blocking) {
   at::check_no_partial_overlap(self, src, "copy_");
   // Fast path: same dtype, both contiguous, same shape.
   if (self.scalar_type() == src.scalar_type() && self.is_contiguous() && src.is_contiguous() && self.sizes() == src.sizes()) {
-    if (self.numel() > 0 && self.data_ptr() != src.data_ptr()) std::memmove(self.data_ptr(), src.data_ptr(), self.nbytes());
+    if (self.numel() > 0 && self.const_data_ptr() != src.const_data_ptr()) std::memmove(self._mutable_data_ptr_internal(), src.const_data_ptr(), self.nbytes());
     return self;
   }
   Tensor source = src;

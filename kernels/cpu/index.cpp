@@ -27,9 +27,9 @@ Tensor index_select_cpu(const Tensor& self, int64_t dim, const Tensor& index) {
   const int64_t inner = self.dim() == 0 ? 1 : prod_sizes(self.sizes().slice(dim + 1));
   const int64_t outer = self.dim() == 0 ? 1 : prod_sizes(self.sizes().slice(0, dim));
   const size_t es = self.element_size(), row = static_cast<size_t>(inner) * es;
-  const int64_t* ip = idx.data_ptr<int64_t>();
-  const char* s = static_cast<const char*>(src.data_ptr());
-  char* o = static_cast<char*>(out.data_ptr());
+  const int64_t* ip = idx.const_data_ptr<int64_t>();
+  const char* s = static_cast<const char*>(src.const_data_ptr());
+  char* o = static_cast<char*>(out._mutable_data_ptr_internal());
   // Rows of `inner` contiguous elements move with one memcpy each.
   at::parallel_for(0, outer * n, at::internal::grain_for_tasks(out.numel(), outer * n), [&](int64_t q0, int64_t q1) {
     for (int64_t q = q0; q < q1; ++q) {
@@ -78,13 +78,13 @@ Tensor& scatter_impl(const char* op, Tensor& self, int64_t dim, const Tensor& in
   if (idx.numel() == 0) return self;
   Tensor source;
   if (src) source = src->is_alias_of(self) ? src->clone() : *src;
-  const int64_t* ip = idx.data_ptr<int64_t>();
+  const int64_t* ip = idx.const_data_ptr<int64_t>();
   const int64_t istep = idx.dim() == 0 ? 0 : idx.stride(dim);
   const int64_t sstep = self.dim() == 0 ? 0 : self.stride(dim);
   const int64_t tstep = (src && source.dim() > 0) ? source.stride(dim) : 0;
   EMBER_DISPATCH_ALL(self.scalar_type(), op, [&] {
-    scalar_t* sp = self.data_ptr<scalar_t>();
-    const scalar_t* tp = src ? source.data_ptr<scalar_t>() : nullptr;
+    scalar_t* sp = self._mutable_data_ptr_internal<scalar_t>();
+    const scalar_t* tp = src ? source.const_data_ptr<scalar_t>() : nullptr;
     const scalar_t v = value ? value->to<scalar_t>() : scalar_t(0);
     for_each_line(idx, self, src ? &source : nullptr, dim,
                   [&](int64_t ioff, int64_t n, int64_t soff, int64_t toff) {
@@ -110,14 +110,14 @@ Tensor gather_cpu(const Tensor& self, int64_t dim, const Tensor& index, bool spa
   check_range(idx, size, dim, "gather");
   Tensor out = at::empty(index.sizes(), self.options());
   if (out.numel() == 0) return out;
-  const int64_t* ip = idx.data_ptr<int64_t>();
+  const int64_t* ip = idx.const_data_ptr<int64_t>();
   const int64_t istep = idx.dim() == 0 ? 0 : idx.stride(dim);
   const int64_t sstep = self.dim() == 0 ? 0 : self.stride(dim);
   const int64_t ostep = out.dim() == 0 ? 0 : out.stride(dim);
   by_elsize(self.element_size(), [&](auto tag) {
     using T = decltype(tag);
-    const T* sp = static_cast<const T*>(self.data_ptr());
-    T* op = static_cast<T*>(out.data_ptr());
+    const T* sp = static_cast<const T*>(self.const_data_ptr());
+    T* op = static_cast<T*>(out._mutable_data_ptr_internal());
     // `out` rides along as the "other" tensor: same shape and strides as idx (both contiguous).
     for_each_line(idx, self, &out, dim, [&](int64_t ioff, int64_t n, int64_t soff, int64_t ooff) {
       for (int64_t i = 0; i < n; ++i) op[ooff + i * ostep] = sp[soff + ip[ioff + i * istep] * sstep];
@@ -157,15 +157,15 @@ Tensor masked_select_cpu(const Tensor& self, const Tensor& mask) {
   auto shape = check_masked_select(self, mask);
   Tensor m = mask.expand(shape).contiguous();
   Tensor s = self.expand(shape).contiguous();
-  const bool* mp = m.data_ptr<bool>();
+  const bool* mp = m.const_data_ptr<bool>();
   const int64_t n = m.numel();
   int64_t count = 0;
   for (int64_t i = 0; i < n; ++i) count += mp[i];
   Tensor out = at::empty({count}, self.options());
   by_elsize(self.element_size(), [&](auto tag) {
     using T = decltype(tag);
-    const T* sp = static_cast<const T*>(s.data_ptr());
-    T* op = static_cast<T*>(out.data_ptr());
+    const T* sp = static_cast<const T*>(s.const_data_ptr());
+    T* op = static_cast<T*>(out._mutable_data_ptr_internal());
     for (int64_t i = 0, k = 0; i < n; ++i)
       if (mp[i]) op[k++] = sp[i];
   });
@@ -178,7 +178,7 @@ Tensor nonzero_cpu(const Tensor& self) {
   const int64_t n = s.numel(), nd = s.dim();
   std::vector<uint8_t> nz(static_cast<size_t>(n));
   EMBER_DISPATCH_ALL(s.scalar_type(), "nonzero", [&] {
-    const scalar_t* p = s.data_ptr<scalar_t>();
+    const scalar_t* p = s.const_data_ptr<scalar_t>();
     for (int64_t i = 0; i < n; ++i) {
       if constexpr (std::is_same_v<scalar_t, c10::Half> || std::is_same_v<scalar_t, c10::BFloat16>)
         nz[i] = static_cast<float>(p[i]) != 0.0f;
@@ -188,7 +188,7 @@ Tensor nonzero_cpu(const Tensor& self) {
   });
   const int64_t count = std::accumulate(nz.begin(), nz.end(), int64_t{0});
   Tensor out = at::empty({count, nd}, self.options().dtype(kLong));
-  int64_t* op = out.data_ptr<int64_t>();
+  int64_t* op = out._mutable_data_ptr_internal<int64_t>();
   std::vector<int64_t> ctr(static_cast<size_t>(nd), 0);
   const int64_t* sz = s.sizes().data();
   for (int64_t i = 0; i < n; ++i) {
@@ -204,7 +204,7 @@ Tensor nonzero_cpu(const Tensor& self) {
 Tensor one_hot_cpu(const Tensor& self, int64_t num_classes) {
   check_one_hot_dtype(self);
   Tensor s = self.contiguous();
-  const int64_t* p = s.data_ptr<int64_t>();
+  const int64_t* p = s.const_data_ptr<int64_t>();
   const int64_t n = s.numel();
   int64_t lo = 0, hi = -1;
   if (n > 0) {
@@ -216,7 +216,7 @@ Tensor one_hot_cpu(const Tensor& self, int64_t num_classes) {
   std::vector<int64_t> shape = self.sizes().vec();
   shape.push_back(num_classes);
   Tensor out = at::empty(shape, self.options());
-  int64_t* o = out.data_ptr<int64_t>();
+  int64_t* o = out._mutable_data_ptr_internal<int64_t>();
   std::fill(o, o + out.numel(), int64_t{0});
   for (int64_t i = 0; i < n; ++i) o[i * num_classes + p[i]] = 1;
   return out;
@@ -244,7 +244,7 @@ AdvancedIndex make_advanced_index(const char* op, const Tensor& self, const c10:
     const int64_t d = ai.indexed[j], size = self.size(d), stride = self.stride(d);
     Tensor e = ai.idx[j].expand(ai.bshape).contiguous();
     check_advanced_range(op, e, d, size);
-    const int64_t* p = e.data_ptr<int64_t>();
+    const int64_t* p = e.const_data_ptr<int64_t>();
     for (int64_t b = 0; b < nb; ++b) ai.offsets[b] += (p[b] < 0 ? p[b] + size : p[b]) * stride;
   }
   return ai;
@@ -262,8 +262,8 @@ void move_blocks(const AdvancedIndex& ai, const Tensor& work, bool to_src, bool 
   if (nb == 0 || rest_numel == 0) return;
   if (accumulate) {
     EMBER_DISPATCH_ALL(ai.src.scalar_type(), "index_put_", [&] {
-      scalar_t* s = static_cast<scalar_t*>(ai.src.data_ptr());
-      const scalar_t* w = static_cast<const scalar_t*>(work.data_ptr());
+      scalar_t* s = static_cast<scalar_t*>(ai.src._mutable_data_ptr_internal());
+      const scalar_t* w = static_cast<const scalar_t*>(work.const_data_ptr());
       auto add = [](scalar_t& d, scalar_t x) {
         if constexpr (std::is_same_v<scalar_t, bool>) d = d || x;
         else d = static_cast<scalar_t>(static_cast<c10::opmath_t<scalar_t>>(d) + static_cast<c10::opmath_t<scalar_t>>(x));
@@ -296,8 +296,8 @@ void move_blocks(const AdvancedIndex& ai, const Tensor& work, bool to_src, bool 
   }
   by_elsize(ai.src.element_size(), [&](auto tag) {
     using T = decltype(tag);
-    T* s = static_cast<T*>(ai.src.data_ptr());
-    T* w = static_cast<T*>(work.data_ptr());
+    T* s = static_cast<T*>(ai.src._mutable_data_ptr_internal());
+    T* w = static_cast<T*>(work._mutable_data_ptr_internal());
     auto one = [&](int64_t b) {
       T* sp = s + ai.offsets[b];
       T* wp = w + offset_of(b, ai.bshape.data(), wst.data(), nbd);

@@ -24,7 +24,7 @@ Tensor cat_cpu(TensorList tensors, int64_t dim) {
   const int64_t outer = prod_sizes(IntArrayRef(shape).slice(0, dim));
   const int64_t out_row = shape[dim] * inner;
   const size_t es = out.element_size();
-  char* o = static_cast<char*>(out.data_ptr());
+  char* o = static_cast<char*>(out._mutable_data_ptr_internal());
   int64_t off = 0;
   for (const Tensor& t : tensors) {
     if (t.dim() == 1 && t.numel() == 0) continue;
@@ -33,7 +33,7 @@ Tensor cat_cpu(TensorList tensors, int64_t dim) {
     if (t.scalar_type() == dtype && t.is_contiguous()) {
       // Fast path: each outer row of t is one contiguous block of the output row.
       const int64_t block = n * inner;
-      const char* s = static_cast<const char*>(t.data_ptr());
+      const char* s = static_cast<const char*>(t.const_data_ptr());
       const size_t bytes = static_cast<size_t>(block) * es;
       char* dst0 = o + static_cast<size_t>(off * inner) * es;
       at::parallel_for(0, outer, at::internal::grain_for_tasks(outer * block, outer), [&](int64_t r0, int64_t r1) {
@@ -89,8 +89,8 @@ Tensor flip_cpu(const Tensor& self, IntArrayRef dims) {
     if (flip[d]) { base += (sizes[d] - 1) * src_st[d]; src_st[d] = -src_st[d]; }
   by_elsize(self.element_size(), [&](auto tag) {
     using T = decltype(tag);
-    const T* src = static_cast<const T*>(self.data_ptr()) + base;
-    T* dst = static_cast<T*>(out.data_ptr());
+    const T* src = static_cast<const T*>(self.const_data_ptr()) + base;
+    T* dst = static_cast<T*>(out._mutable_data_ptr_internal());
     if (nd <= 1) return copy_block(dst, dst_st.data(), src, src_st.data(), sizes.data(), nd);
     // Parallel over the rows of the outermost dim.
     const int64_t rows = sizes[0];
@@ -112,7 +112,7 @@ Tensor& tri_inplace(Tensor& self, int64_t k, bool lower, const char* op) {
   const int64_t batch = R * C == 0 ? 0 : self.numel() / (R * C);
   by_elsize(self.element_size(), [&](auto tag) {
     using T = decltype(tag);
-    T* base = static_cast<T*>(self.data_ptr());
+    T* base = static_cast<T*>(self._mutable_data_ptr_internal());
     const int64_t* sz = self.sizes().data();
     const int64_t* st = self.strides().data();
     at::parallel_for(0, batch, at::internal::grain_for_tasks(self.numel(), batch), [&](int64_t b0, int64_t b1) {

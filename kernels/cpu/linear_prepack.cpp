@@ -32,15 +32,17 @@ namespace at::native {
 //     least kMinWeightElems elements (smaller ones pack in about the time they save);
 //   - a weight is packed on its second sighting with the same generation, so a weight seen once
 //     costs nothing but a lookup;
-//   - the packed copies are bounded (EMBER_LINEAR_PREPACK_MB megabytes, or
-//     set_linear_prepack_limit_mb), least recently used first out, and a weight's copy goes when its
-//     storage is freed (the storage's release hook), so no memory outlives the weights.
-// It is off unless that limit is set (default 0), because one way of writing a weight escapes the
-// write generation: a mutable pointer taken *before* the weight was packed and written through
-// *after* (the pointer counted once, when it was handed out). Ember's own kernels still read their
-// inputs through data_ptr, so a "no mutable pointer ever handed out" rule would shut out nearly
-// every weight; once they read through const_data_ptr (TODO(#8)), packing can be on by default
-// with public mutable pointers marking a storage unpackable for good.
+//   - the packed copies are bounded (EMBER_LINEAR_PREPACK_MB megabytes, kDefaultLimitMb unless
+//     set, 0 turns packing off; or set_linear_prepack_limit_mb), least recently used first out, and
+//     a weight's copy goes when its storage is freed (the storage's release hook), so no memory
+//     outlives the weights;
+//   - a weight whose storage ever handed a mutable pointer out through the public accessors
+//     (data_ptr, mutable_data_ptr, accessor, DLPack, NumPy) is never packed: such a pointer can be
+//     kept and written through after the copy was made, which no generation would show. The
+//     library's own code takes its pointers through const_data_ptr or
+//     Tensor::_mutable_data_ptr_internal, which do not count as an escape (Note [Storage write
+//     generation]), so a weight made, initialised, loaded, copied and printed by the library stays
+//     packable (tests/aten/test_linear_prepack.cpp).
 // A copy is kept only when oneDNN asks for a blocked layout: where its matmul reads the weight as a
 // plain matrix (the AVX2 build of oneDNN 2.6 picks [k, n] row-major, "ab"), the copy is a mere
 // transpose and its matmul was slower than the plain path's sgemm: on a Zen 3, batch 64, 1024 ->
@@ -51,6 +53,7 @@ namespace at::native {
 namespace {
 
 constexpr int64_t kMinWeightElems = 1 << 16;
+constexpr size_t kDefaultLimitMb = 256;
 std::atomic<bool> g_keep_plain{false};  // set_linear_prepack_keep_plain
 constexpr size_t kPrimsPerWeight = 4;
 constexpr size_t kMaxSightings = 4096;
@@ -102,8 +105,9 @@ class Cache {
     std::lock_guard<std::mutex> g(mu_);
     return limit_;
   }
-  void set_limit(size_t bytes) {
+  size_t set_limit(size_t bytes) {  // returns the old limit
     std::lock_guard<std::mutex> g(mu_);
+    const size_t old = limit_;
     limit_ = bytes;
     while (bytes_ > limit_) {  // drop copies, least recently used first
       bool dropped = false;
@@ -113,6 +117,7 @@ class Cache {
       }
       if (!dropped) break;
     }
+    return old;
   }
 
   // The packed copy for this weight (packing it now if this is its second unchanged sighting), or
@@ -182,7 +187,7 @@ class Cache {
  private:
   Cache() {
     const char* env = std::getenv("EMBER_LINEAR_PREPACK_MB");
-    limit_ = (env ? static_cast<size_t>(std::strtoull(env, nullptr, 10)) : size_t{0}) << 20;
+    limit_ = (env && *env ? static_cast<size_t>(std::strtoull(env, nullptr, 10)) : kDefaultLimitMb) << 20;
   }
 
   void drop_packed(Entry& e) {
@@ -275,7 +280,7 @@ std::shared_ptr<Prim> prim_for(Packed& p, int64_t m, bool bias) {
 }  // namespace
 
 LinearPrepackStats linear_prepack_stats() { return Cache::get().stats(); }
-void set_linear_prepack_limit_mb(size_t mb) { Cache::get().set_limit(mb << 20); }
+size_t set_linear_prepack_limit_mb(size_t mb) { return Cache::get().set_limit(mb << 20) >> 20; }
 bool set_linear_prepack_keep_plain(bool keep) { return g_keep_plain.exchange(keep); }
 
 std::optional<Tensor> linear_prepacked(const Tensor& input, const Tensor& weight, const Tensor* bias) {
@@ -288,7 +293,7 @@ std::optional<Tensor> linear_prepacked(const Tensor& input, const Tensor& weight
   if (GradMode::is_enabled() && (input.requires_grad() || weight.requires_grad() || (bias && bias->requires_grad())))
     return std::nullopt;
   c10::StorageImpl* s = weight.storage().unsafeGetStorageImpl();
-  if (!s || !s->resizable_) return std::nullopt;  // memory the library does not own
+  if (!s || !s->resizable_ || s->escaped()) return std::nullopt;  // memory the library does not own or cannot see written
   const int64_t m = input.numel() / k;
   if (m < 2) return std::nullopt;  // batch 1 has its own path (Note [Large products through oneDNN's sgemm])
   Cache& cache = Cache::get();
@@ -306,13 +311,13 @@ std::optional<Tensor> linear_prepacked(const Tensor& input, const Tensor& weight
   using dims = dnnl::memory::dims;
   dnnl::memory src({{m, k}, dt::f32, dims{k, 1}}, engine(), const_cast<float*>(input.const_data_ptr<float>()));
   dnnl::memory wts(p->md, engine(), p->aligned);
-  dnnl::memory dst({{m, n}, dt::f32, dims{n, 1}}, engine(), out.mutable_data_ptr<float>());
+  dnnl::memory dst({{m, n}, dt::f32, dims{n, 1}}, engine(), out._mutable_data_ptr_internal<float>());
   std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wts}, {DNNL_ARG_DST, dst}};
   if (bias) args.emplace(DNNL_ARG_BIAS, dnnl::memory({{1, n}, dt::f32, dims{n, 1}}, engine(), const_cast<float*>(bias->const_data_ptr<float>())));
   Tensor scratch;
   if (q->scratch_md.get_size() > 0) {
     scratch = at::empty({static_cast<int64_t>(q->scratch_md.get_size())}, TensorOptions().dtype(kByte));
-    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(q->scratch_md, engine(), scratch.mutable_data_ptr()));
+    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(q->scratch_md, engine(), scratch._mutable_data_ptr_internal()));
   }
   dnnl::stream st(engine());
   q->prim.execute(st, args);

@@ -247,7 +247,7 @@ bool dnnl_gemm(const char* op, ScalarType st, const Operand& c, const Operand& a
       sp = t.scratch_of(prim->scratch_bytes);
     } else {
       big_scratch = at::empty({static_cast<int64_t>(prim->scratch_bytes)}, TensorOptions().dtype(kByte));
-      sp = big_scratch.data_ptr();
+      sp = big_scratch._mutable_data_ptr_internal();
     }
     s.scratch.set_data_handle(sp);
     args[nargs++] = {DNNL_ARG_SCRATCHPAD, s.scratch.get()};
@@ -317,7 +317,7 @@ void pad_rows(const void*& p, int64_t rows, int64_t cols, int64_t& ld, PadBuffer
   float* dst;
   if (bytes > kPadKeepBytes) {
     keep = at::empty({rows * dld}, TensorOptions().dtype(kFloat));
-    dst = keep.data_ptr<float>();
+    dst = keep._mutable_data_ptr_internal<float>();
   } else {
     if (buf.bytes < bytes) {
       buf.data.reset(static_cast<float*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64)));
@@ -431,7 +431,7 @@ bool blocked_sgemm_gemm(const Operand& c, const Operand& a, const Operand& b, do
   if (M < kBlockedMinRows) {  // Note [Few rows through the transposed product]
     if (M < kTransposedMinRows || N < kBlockedMinRows) return false;
     Tensor scratch = at::empty({N, M}, TensorOptions().dtype(kFloat));
-    float* t = scratch.mutable_data_ptr<float>();
+    float* t = scratch._mutable_data_ptr_internal<float>();
     // b^T (N x K): element (n, k) is b's (k, n); a^T (K x M): element (k, m) is a's (m, k).
     const BlockedSgemm p{static_cast<const float*>(b.data), static_cast<const float*>(a.data), t, N, M, K,
                          b.sc, b.sr, a.sc, a.sr, M, static_cast<float>(alpha), 0.0f};
@@ -568,8 +568,8 @@ Tensor dot_cpu(const Tensor& self, const Tensor& tensor) {
   AT_DISPATCH_ALL_TYPES_AND3(kHalf, kBFloat16, kBool, self.scalar_type(), "dot", [&] {
     // Accumulate in double (int64 for integers): a long float32 sum keeps full precision.
     using acc_t = std::conditional_t<std::is_integral_v<scalar_t>, int64_t, double>;
-    const scalar_t* a = self.data_ptr<scalar_t>();
-    const scalar_t* b = tensor.data_ptr<scalar_t>();
+    const scalar_t* a = self.const_data_ptr<scalar_t>();
+    const scalar_t* b = tensor.const_data_ptr<scalar_t>();
     acc_t acc = 0;
     if (sa == 1 && sb == 1) {
       for (int64_t i = 0; i < n; ++i) acc += static_cast<acc_t>(a[i]) * static_cast<acc_t>(b[i]);
@@ -577,9 +577,9 @@ Tensor dot_cpu(const Tensor& self, const Tensor& tensor) {
       for (int64_t i = 0; i < n; ++i) acc += static_cast<acc_t>(a[i * sa]) * static_cast<acc_t>(b[i * sb]);
     }
     if constexpr (std::is_same_v<scalar_t, c10::Half> || std::is_same_v<scalar_t, c10::BFloat16>)
-      *out.data_ptr<scalar_t>() = static_cast<scalar_t>(static_cast<float>(acc));
+      *out._mutable_data_ptr_internal<scalar_t>() = static_cast<scalar_t>(static_cast<float>(acc));
     else
-      *out.data_ptr<scalar_t>() = static_cast<scalar_t>(acc);
+      *out._mutable_data_ptr_internal<scalar_t>() = static_cast<scalar_t>(acc);
   });
   return out;
 }

@@ -99,7 +99,7 @@ void normal_fill(Tensor& self, double mean, double std, CPUGeneratorImpl* g) {
     else return uniform_float(g);
   };
   const int64_t n = self.numel();
-  scalar_t* p = self.data_ptr<scalar_t>();
+  scalar_t* p = self._mutable_data_ptr_internal<scalar_t>();
   if constexpr (std::is_same_v<scalar_t, acc_t>) {
     for (int64_t i = 0; i < n; ++i) p[i] = draw();
     const int64_t whole = n - n % 16;
@@ -159,7 +159,7 @@ Tensor& uniform_cpu(Tensor& self, double from, double to, std::optional<Generato
       using acc_t = opmath_t<scalar_t>;
       const acc_t lo = static_cast<acc_t>(from), hi = static_cast<acc_t>(to), span = hi - lo;
       const scalar_t lo_t = convert<scalar_t>(from), hi_t = convert<scalar_t>(to);
-      scalar_t* p = dst.data_ptr<scalar_t>();
+      scalar_t* p = dst._mutable_data_ptr_internal<scalar_t>();
       for (int64_t i = 0, n = dst.numel(); i < n; ++i) {
         acc_t u;
         if constexpr (std::is_same_v<acc_t, double>) u = uniform_double(g);
@@ -184,7 +184,7 @@ Tensor& normal_cpu(Tensor& self, double mean, double std, std::optional<Generato
   }
   return fill_serial(self, "normal_", generator, [&](Tensor& dst, CPUGeneratorImpl* g) {
     EMBER_DISPATCH_ALL_FLOATING(dst.scalar_type(), "normal_", [&] {
-      scalar_t* p = dst.data_ptr<scalar_t>();
+      scalar_t* p = dst._mutable_data_ptr_internal<scalar_t>();
       for (int64_t i = 0, k = dst.numel(); i < k; ++i) p[i] = convert<scalar_t>(std::fma(normal_double(g), std, mean));
     });
   });
@@ -227,7 +227,7 @@ Tensor& random_from_cpu(Tensor& self, int64_t from, std::optional<int64_t> to, s
   }
   return fill_serial(self, "random_", generator, [&](Tensor& dst, CPUGeneratorImpl* g) {
     EMBER_DISPATCH_ALL(dst.scalar_type(), "random_", [&] {
-      scalar_t* p = dst.data_ptr<scalar_t>();
+      scalar_t* p = dst._mutable_data_ptr_internal<scalar_t>();
       for (int64_t i = 0, n = dst.numel(); i < n; ++i) {
         int64_t v;
         if (range == 0) v = static_cast<int64_t>(g->random64());
@@ -245,7 +245,7 @@ Tensor& bernoulli_float_cpu(Tensor& self, double p, std::optional<Generator> gen
   EMBER_CHECK(p >= 0.0 && p <= 1.0, "[bernoulli_] expected 0 <= p <= 1; got p ", p);
   return fill_serial(self, "bernoulli_", generator, [&](Tensor& dst, CPUGeneratorImpl* g) {
     EMBER_DISPATCH_ALL(dst.scalar_type(), "bernoulli_", [&] {
-      scalar_t* out = dst.data_ptr<scalar_t>();
+      scalar_t* out = dst._mutable_data_ptr_internal<scalar_t>();
       for (int64_t i = 0, n = dst.numel(); i < n; ++i) out[i] = convert<scalar_t>(uniform_double(g) < p ? 1 : 0);
     });
   });
@@ -255,14 +255,14 @@ Tensor bernoulli_cpu(const Tensor& self, std::optional<Generator> generator) {
   EMBER_CHECK(self.is_floating_point(), "[bernoulli] expected a floating-point tensor of probabilities; got self ", dtype_str(self));
   const bool exact = self.scalar_type() == kDouble;  // float64 probabilities get float64 draws
   Tensor probs = self.to(kDouble).contiguous();
-  const double* pp = probs.data_ptr<double>();
+  const double* pp = probs.const_data_ptr<double>();
   for (int64_t i = 0, n = probs.numel(); i < n; ++i)
     EMBER_CHECK(pp[i] >= 0.0 && pp[i] <= 1.0, "[bernoulli] expected all probabilities in [0, 1]; got ", pp[i], " at flat index ", i);
   // The output is contiguous, so draws go in the row-major order of the probabilities.
   Tensor out = at::empty(self.sizes(), self.options());
   fill_serial(out, "bernoulli", generator, [&](Tensor& dst, CPUGeneratorImpl* g) {
     EMBER_DISPATCH_ALL_FLOATING(dst.scalar_type(), "bernoulli", [&] {
-      scalar_t* o = dst.data_ptr<scalar_t>();
+      scalar_t* o = dst._mutable_data_ptr_internal<scalar_t>();
       for (int64_t i = 0, n = dst.numel(); i < n; ++i) {
         const bool hit = exact ? uniform_double(g) < pp[i] : uniform_float(g) < static_cast<float>(pp[i]);
         o[i] = convert<scalar_t>(hit ? 1 : 0);
@@ -278,7 +278,7 @@ Tensor& exponential_cpu(Tensor& self, double lambd, std::optional<Generator> gen
   const double scale = -1.0 / lambd;
   return fill_serial(self, "exponential_", generator, [&](Tensor& dst, CPUGeneratorImpl* g) {
     EMBER_DISPATCH_ALL_FLOATING(dst.scalar_type(), "exponential_", [&] {
-      scalar_t* p = dst.data_ptr<scalar_t>();
+      scalar_t* p = dst._mutable_data_ptr_internal<scalar_t>();
       for (int64_t i = 0, n = dst.numel(); i < n; ++i) p[i] = convert<scalar_t>(scale * std::log1p(-uniform_double(g)));
     });
   });

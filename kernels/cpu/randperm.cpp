@@ -18,7 +18,7 @@ Tensor randperm_cpu(int64_t n, TensorOptions options) {
   // Shuffle in the output itself: its allocation goes through the tensor allocator, which turns a
   // failure (n too large) into an [empty] error instead of std::bad_alloc.
   Tensor out = at::empty({n}, kLong);
-  int64_t* p = out.data_ptr<int64_t>();
+  int64_t* p = out._mutable_data_ptr_internal<int64_t>();
   CPUGeneratorImpl* g = detail::cpu_generator(std::nullopt, "randperm");
   {
     std::lock_guard<std::mutex> lock(g->mutex_);

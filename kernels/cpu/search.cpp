@@ -10,10 +10,10 @@ namespace {
 template <typename T, typename I>
 void search_lines(const search_utils::Plan& p) {
   using C = c10::opmath_t<T>;
-  const T* seq = p.seq.data_ptr<T>();
-  const T* vals = p.vals.data_ptr<T>();
-  const int64_t* order = p.sorter.defined() ? p.sorter.data_ptr<int64_t>() : nullptr;
-  I* out = p.out.data_ptr<I>();
+  const T* seq = p.seq.const_data_ptr<T>();
+  const T* vals = p.vals.const_data_ptr<T>();
+  const int64_t* order = p.sorter.defined() ? p.sorter.const_data_ptr<int64_t>() : nullptr;
+  I* out = p.out._mutable_data_ptr_internal<I>();
   const int64_t n = p.vals.numel(), len = p.len, per_line = p.per_line;
   const bool right = p.right;
   at::parallel_for(0, n, at::internal::grain_for_tasks(n * 8, n), [&](int64_t i0, int64_t i1) {

@@ -58,9 +58,9 @@ void for_lines(const Tensor& self, int64_t d, Tensor& values, Tensor& indices, i
   const Lines l = make_lines(self, d);
   int64_t inner = 1;
   for (int64_t i = d + 1; i < self.dim(); ++i) inner *= self.size(i);
-  const T* in = static_cast<const T*>(self.data_ptr());
-  T* vo = values.data_ptr<T>();
-  int64_t* io = indices.data_ptr<int64_t>();
+  const T* in = static_cast<const T*>(self.const_data_ptr());
+  T* vo = values._mutable_data_ptr_internal<T>();
+  int64_t* io = indices._mutable_data_ptr_internal<int64_t>();
   at::parallel_for(0, l.count, at::internal::grain_for_tasks(self.numel(), l.count), [&](int64_t q0, int64_t q1) {
     std::vector<std::pair<c10::opmath_t<T>, int64_t>> buf(static_cast<size_t>(l.L));
     for (int64_t q = q0; q < q1; ++q) {

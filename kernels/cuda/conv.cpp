@@ -211,7 +211,7 @@ std::vector<Candidate> query(Pass pass, const dnn::Api& api, cudnnHandle_t h, co
       want /= 2;
     }
   }
-  void* wp = ws.defined() ? ws.data_ptr() : nullptr;
+  void* wp = ws.defined() ? ws._mutable_data_ptr_internal() : nullptr;
   switch (pass) {
     case Pass::forward: {
       cudnnConvolutionFwdAlgoPerf_t p[kMax];
@@ -298,7 +298,7 @@ void run_pass(Pass pass, const ConvGeometry& g, int64_t n, ScalarType st, const 
     if (!hold_fma) EMBER_CUDNN_CHECK(api.SetConvolutionMathType(d.conv, cached->math));
     at::Tensor ws = cached->workspace ? workspace_tensor(cached->workspace, device) : at::Tensor();
     EMBER_CUDNN_CHECK(
-        launch(pass, api, h, d, b, cached->algo, ws.defined() ? ws.data_ptr() : nullptr, cached->workspace, accumulate, st));
+        launch(pass, api, h, d, b, cached->algo, ws.defined() ? ws._mutable_data_ptr_internal() : nullptr, cached->workspace, accumulate, st));
     return;
   }
   const auto& ctx = at::globalContext();
@@ -321,7 +321,7 @@ void run_pass(Pass pass, const ConvGeometry& g, int64_t n, ScalarType st, const 
         continue;
       }
     }
-    const cudnnStatus_t s = launch(pass, api, h, d, b, c.algo, bytes ? ws.data_ptr() : nullptr, bytes, accumulate, st);
+    const cudnnStatus_t s = launch(pass, api, h, d, b, c.algo, bytes ? ws._mutable_data_ptr_internal() : nullptr, bytes, accumulate, st);
     if (s != CUDNN_STATUS_SUCCESS) {
       tried += c10::str(" algo ", c.algo, " (", api.GetErrorString(s), ")");
       continue;
@@ -368,8 +368,8 @@ void run_sliced(const char* op, Pass pass, const ConvGeometry& g, const Tensor& 
   const int64_t esz = static_cast<int64_t>(src.element_size());
   for (int64_t n0 = 0; n0 < g.N; n0 += step) {
     const int64_t n = std::min(step, g.N - n0);
-    Buffers buf{static_cast<char*>(src.data_ptr()) + n0 * g.C * g.src_plane() * esz, w.data_ptr(),
-                static_cast<char*>(dst.data_ptr()) + n0 * g.O * g.dst_plane() * esz};
+    Buffers buf{static_cast<char*>(src._mutable_data_ptr_internal()) + n0 * g.C * g.src_plane() * esz, w._mutable_data_ptr_internal(),
+                static_cast<char*>(dst._mutable_data_ptr_internal()) + n0 * g.O * g.dst_plane() * esz};
     // The weight gradient of later slices adds to the earlier ones'.
     run_pass(pass, g, n, src.scalar_type(), src.device(), buf, pass == Pass::backward_filter && n0 > 0);
   }

@@ -69,16 +69,16 @@ void host_to_device(void* dst, const Tensor& host, bool non_blocking) {
   if (n == 0) return;
   cudaStream_t stream = ::ember::cuda::current_stream();
   if (!non_blocking) {
-    EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, host.data_ptr(), n, cudaMemcpyHostToDevice, stream));
+    EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, host._mutable_data_ptr_internal(), n, cudaMemcpyHostToDevice, stream));
     EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
     return;
   }
   Tensor source = host;
   if (!::ember::cuda::is_pinned(host)) {
     source = ::ember::cuda::empty_pinned({static_cast<int64_t>(n)}, at::kByte);
-    std::memcpy(source.data_ptr(), host.data_ptr(), n);
+    std::memcpy(source._mutable_data_ptr_internal(), host._mutable_data_ptr_internal(), n);
   }
-  EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, source.data_ptr(), n, cudaMemcpyHostToDevice, stream));
+  EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, source._mutable_data_ptr_internal(), n, cudaMemcpyHostToDevice, stream));
   record_host_use(source);
 }
 
@@ -87,7 +87,7 @@ void device_to_host(const Tensor& host, const void* src, bool non_blocking) {
   const size_t n = host.nbytes();
   if (n == 0) return;
   cudaStream_t stream = ::ember::cuda::current_stream();
-  EMBER_CUDA_CHECK(cudaMemcpyAsync(host.data_ptr(), src, n, cudaMemcpyDeviceToHost, stream));
+  EMBER_CUDA_CHECK(cudaMemcpyAsync(host._mutable_data_ptr_internal(), src, n, cudaMemcpyDeviceToHost, stream));
   if (non_blocking && ::ember::cuda::is_pinned(host)) {
     record_host_use(host);
     return;
@@ -98,14 +98,14 @@ void device_to_host(const Tensor& host, const void* src, bool non_blocking) {
 Tensor& copy_host_to_device(Tensor& self, const Tensor& src, bool non_blocking) {
   ::ember::cuda::DeviceGuard guard(self.device().index());
   if (dense_same(self, src)) {
-    host_to_device(self.data_ptr(), src, non_blocking);
+    host_to_device(self._mutable_data_ptr_internal(), src, non_blocking);
     return self;
   }
   // Stage the source densely on the device in its own dtype and shape; the kernel converts,
   // broadcasts and scatters into self's layout.
   Tensor host = src.contiguous();
   Tensor staged = at::empty(host.sizes(), TensorOptions().dtype(host.scalar_type()).device(self.device()));
-  host_to_device(staged.data_ptr(), host, non_blocking);
+  host_to_device(staged._mutable_data_ptr_internal(), host, non_blocking);
   device_copy(self, staged);
   return self;
 }
@@ -113,7 +113,7 @@ Tensor& copy_host_to_device(Tensor& self, const Tensor& src, bool non_blocking) 
 Tensor& copy_device_to_host(Tensor& self, const Tensor& src, bool non_blocking) {
   ::ember::cuda::DeviceGuard guard(src.device().index());
   if (dense_same(self, src)) {
-    device_to_host(self, src.data_ptr(), non_blocking);
+    device_to_host(self, src._mutable_data_ptr_internal(), non_blocking);
     return self;
   }
   // Convert and broadcast on the device into a dense tensor of self's dtype and shape, transfer
@@ -121,10 +121,10 @@ Tensor& copy_device_to_host(Tensor& self, const Tensor& src, bool non_blocking) 
   Tensor staged = at::empty(self.sizes(), TensorOptions().dtype(self.scalar_type()).device(src.device()));
   device_copy(staged, src);
   if (self.is_contiguous()) {
-    device_to_host(self, staged.data_ptr(), non_blocking);
+    device_to_host(self, staged._mutable_data_ptr_internal(), non_blocking);
   } else {
     Tensor host = at::empty(self.sizes(), TensorOptions().dtype(self.scalar_type()));
-    device_to_host(host, staged.data_ptr(), /*non_blocking=*/false);
+    device_to_host(host, staged._mutable_data_ptr_internal(), /*non_blocking=*/false);
     self.copy_(host);
   }
   return self;
@@ -152,7 +152,7 @@ Tensor& copy_device_to_device(Tensor& self, const Tensor& src) {
       at::cuda::CUDAEvent src_ready;
       src_ready.record(src_stream);
       src_ready.block(dst_stream);
-      EMBER_CUDA_CHECK(cudaMemcpyPeerAsync(here.data_ptr(), dst_dev, dense.data_ptr(), src_dev, dense.nbytes(),
+      EMBER_CUDA_CHECK(cudaMemcpyPeerAsync(here._mutable_data_ptr_internal(), dst_dev, dense._mutable_data_ptr_internal(), src_dev, dense.nbytes(),
                                            dst_stream.stream()));
       at::cuda::CUDAEvent copied;
       copied.record(dst_stream);
@@ -165,8 +165,8 @@ Tensor& copy_device_to_device(Tensor& self, const Tensor& src) {
   }
   ::ember::cuda::DeviceGuard guard(self.device().index());
   if (dense_same(self, source)) {
-    if (self.data_ptr() != source.data_ptr())
-      device_transfer(self.data_ptr(), source.data_ptr(), self.nbytes());
+    if (self._mutable_data_ptr_internal() != source._mutable_data_ptr_internal())
+      device_transfer(self._mutable_data_ptr_internal(), source._mutable_data_ptr_internal(), self.nbytes());
     return self;
   }
   device_copy(self, source);
@@ -204,7 +204,7 @@ Tensor& fill_cuda(Tensor& self, const Scalar& value) {
     bool zero = true;
     for (unsigned char b : bytes) zero = zero && b == 0;
     if (zero && self.is_contiguous()) {
-      EMBER_CUDA_CHECK(cudaMemsetAsync(self.data_ptr(), 0, self.nbytes(), ::ember::cuda::current_stream()));
+      EMBER_CUDA_CHECK(cudaMemsetAsync(self._mutable_data_ptr_internal(), 0, self.nbytes(), ::ember::cuda::current_stream()));
       return;
     }
     ember::TensorIter it;

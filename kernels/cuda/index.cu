@@ -45,8 +45,8 @@ bool any_out_of_range(const Tensor& idx, int64_t lo, int64_t hi) {
   if (n == 0) return false;
   ::ember::cuda::DeviceGuard guard(idx.device().index());
   Tensor flag = make_flag(idx.device());
-  range_kernel<<<grid_for(n), kThreads, 0, ::ember::cuda::current_stream()>>>(idx.data_ptr<int64_t>(), n, lo, hi,
-                                                                               flag.data_ptr<int32_t>());
+  range_kernel<<<grid_for(n), kThreads, 0, ::ember::cuda::current_stream()>>>(idx._mutable_data_ptr_internal<int64_t>(), n, lo, hi,
+                                                                               flag._mutable_data_ptr_internal<int32_t>());
   EMBER_CUDA_KERNEL_LAUNCH_CHECK("index range check");
   return flag_set(flag);
 }
@@ -58,11 +58,11 @@ Tensor inclusive_scan(const Tensor& flags, int64_t& count) {
   if (n == 0) return pos;
   cudaStream_t stream = ::ember::cuda::current_stream();
   size_t bytes = 0;
-  const int64_t* in = flags.data_ptr<int64_t>();
-  int64_t* out = pos.data_ptr<int64_t>();
+  const int64_t* in = flags.const_data_ptr<int64_t>();
+  int64_t* out = pos._mutable_data_ptr_internal<int64_t>();
   EMBER_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out, n, stream));
   Tensor tmp = at::empty({static_cast<int64_t>(std::max<size_t>(bytes, 1))}, flags.options().dtype(kByte));
-  EMBER_CUDA_CHECK(cub::DeviceScan::InclusiveSum(tmp.data_ptr(), bytes, in, out, n, stream));
+  EMBER_CUDA_CHECK(cub::DeviceScan::InclusiveSum(tmp._mutable_data_ptr_internal(), bytes, in, out, n, stream));
   read_back(&count, out + (n - 1), 1);
   return pos;
 }
@@ -79,7 +79,7 @@ Tensor selected_positions(const Tensor& flags) {
   const int64_t n = flags.numel();
   if (count > 0) {
     scatter_positions_kernel<<<grid_for(n), kThreads, 0, ::ember::cuda::current_stream()>>>(
-        pos.data_ptr<int64_t>(), n, sel.data_ptr<int64_t>());
+        pos._mutable_data_ptr_internal<int64_t>(), n, sel._mutable_data_ptr_internal<int64_t>());
     EMBER_CUDA_KERNEL_LAUNCH_CHECK("select positions");
   }
   return sel;
@@ -173,7 +173,7 @@ Tensor& scatter_impl(const char* op, Tensor& self, int64_t dim, const Tensor& in
     const int64_t total = idx.numel();
     EMBER_DISPATCH_ALL(self.scalar_type(), op, [&] {
       scatter_add_kernel<scalar_t><<<grid_for(total), kThreads, 0, stream>>>(
-          self.data_ptr<scalar_t>(), idx.data_ptr<int64_t>(), source.data_ptr<scalar_t>(), total, g, sstep);
+          self._mutable_data_ptr_internal<scalar_t>(), idx._mutable_data_ptr_internal<int64_t>(), source._mutable_data_ptr_internal<scalar_t>(), total, g, sstep);
     });
     EMBER_CUDA_KERNEL_LAUNCH_CHECK(op);
     return self;
@@ -195,8 +195,8 @@ Tensor& scatter_impl(const char* op, Tensor& self, int64_t dim, const Tensor& in
     const scalar_t v = value ? value->to<scalar_t>() : scalar_t(0);
     using U = uint_for<scalar_t>;
     scatter_assign_kernel<U><<<grid_for(lines), kThreads, 0, stream>>>(
-        static_cast<U*>(self.data_ptr()), idx.data_ptr<int64_t>(),
-        src ? static_cast<const U*>(source.data_ptr()) : nullptr, bits_of<U>(v), lines, g, n, sstep, istep, tstep);
+        static_cast<U*>(self._mutable_data_ptr_internal()), idx._mutable_data_ptr_internal<int64_t>(),
+        src ? static_cast<const U*>(source.const_data_ptr()) : nullptr, bits_of<U>(v), lines, g, n, sstep, istep, tstep);
   });
   EMBER_CUDA_KERNEL_LAUNCH_CHECK(op);
   return self;
@@ -363,7 +363,7 @@ DeviceAdvancedIndex make_device_index(const char* op, const Tensor& self, const 
     const int64_t d = ai.indexed[j], size = self.size(d);
     ai.nkeys *= size;
     add_offsets_kernel<<<grid_for(nb), kThreads, 0, ::ember::cuda::current_stream()>>>(
-        es[j].data_ptr<int64_t>(), ai.offsets.data_ptr<int64_t>(), ai.keys.data_ptr<int64_t>(), nb, size,
+        es[j]._mutable_data_ptr_internal<int64_t>(), ai.offsets._mutable_data_ptr_internal<int64_t>(), ai.keys._mutable_data_ptr_internal<int64_t>(), nb, size,
         self.stride(d), size);
     EMBER_CUDA_KERNEL_LAUNCH_CHECK(op);
   }
@@ -398,7 +398,7 @@ Tensor index_select_cuda(const Tensor& self, int64_t dim, const Tensor& index) {
   by_elsize(self.element_size(), [&](auto tag) {
     using U = decltype(tag);
     index_select_kernel<U><<<grid_for(total), kThreads, 0, ::ember::cuda::current_stream()>>>(
-        static_cast<const U*>(src.data_ptr()), idx.data_ptr<int64_t>(), static_cast<U*>(out.data_ptr()), total, n,
+        static_cast<const U*>(src.const_data_ptr()), idx._mutable_data_ptr_internal<int64_t>(), static_cast<U*>(out._mutable_data_ptr_internal()), total, n,
         inner, size);
   });
   EMBER_CUDA_KERNEL_LAUNCH_CHECK("index_select");
@@ -425,7 +425,7 @@ Tensor gather_cuda(const Tensor& self, int64_t dim, const Tensor& index, bool sp
   by_elsize(self.element_size(), [&](auto tag) {
     using U = decltype(tag);
     gather_kernel<U><<<grid_for(total), kThreads, 0, ::ember::cuda::current_stream()>>>(
-        static_cast<const U*>(self.data_ptr()), idx.data_ptr<int64_t>(), static_cast<U*>(out.data_ptr()), total, g,
+        static_cast<const U*>(self.const_data_ptr()), idx._mutable_data_ptr_internal<int64_t>(), static_cast<U*>(out._mutable_data_ptr_internal()), total, g,
         sstep);
   });
   EMBER_CUDA_KERNEL_LAUNCH_CHECK("gather");
@@ -454,7 +454,7 @@ Tensor& masked_fill_cuda_(Tensor& self, const Tensor& mask, const Scalar& value)
     const scalar_t v = value.to<scalar_t>();
     using U = uint_for<scalar_t>;
     masked_fill_kernel<U><<<grid_for(total), kThreads, 0, ::ember::cuda::current_stream()>>>(
-        static_cast<U*>(self.data_ptr()), m.data_ptr<bool>(), bits_of<U>(v), total, g);
+        static_cast<U*>(self._mutable_data_ptr_internal()), m._mutable_data_ptr_internal<bool>(), bits_of<U>(v), total, g);
   });
   EMBER_CUDA_KERNEL_LAUNCH_CHECK("masked_fill_");
   return self;
@@ -471,7 +471,7 @@ Tensor masked_select_cuda(const Tensor& self, const Tensor& mask) {
   if (n > 0) {
     Geo<1> gm = make_geo<1>(shape, {m.strides()});
     mask_flags_kernel<<<grid_for(n), kThreads, 0, ::ember::cuda::current_stream()>>>(
-        m.data_ptr<bool>(), flags.data_ptr<int64_t>(), n, gm);
+        m._mutable_data_ptr_internal<bool>(), flags._mutable_data_ptr_internal<int64_t>(), n, gm);
     EMBER_CUDA_KERNEL_LAUNCH_CHECK("masked_select");
   }
   Tensor sel = selected_positions(flags);
@@ -482,7 +482,7 @@ Tensor masked_select_cuda(const Tensor& self, const Tensor& mask) {
   by_elsize(self.element_size(), [&](auto tag) {
     using U = decltype(tag);
     take_kernel<U><<<grid_for(count), kThreads, 0, ::ember::cuda::current_stream()>>>(
-        static_cast<const U*>(s.data_ptr()), sel.data_ptr<int64_t>(), static_cast<U*>(out.data_ptr()), count, gs);
+        static_cast<const U*>(s.const_data_ptr()), sel._mutable_data_ptr_internal<int64_t>(), static_cast<U*>(out._mutable_data_ptr_internal()), count, gs);
   });
   EMBER_CUDA_KERNEL_LAUNCH_CHECK("masked_select");
   return out;
@@ -496,7 +496,7 @@ Tensor nonzero_cuda(const Tensor& self) {
   if (n > 0) {
     EMBER_DISPATCH_ALL(s.scalar_type(), "nonzero", [&] {
       nonzero_flags_kernel<scalar_t><<<grid_for(n), kThreads, 0, ::ember::cuda::current_stream()>>>(
-          s.data_ptr<scalar_t>(), flags.data_ptr<int64_t>(), n);
+          s._mutable_data_ptr_internal<scalar_t>(), flags._mutable_data_ptr_internal<int64_t>(), n);
     });
     EMBER_CUDA_KERNEL_LAUNCH_CHECK("nonzero");
   }
@@ -505,8 +505,8 @@ Tensor nonzero_cuda(const Tensor& self) {
   Tensor out = at::empty({count, nd}, self.options().dtype(kLong));
   if (count == 0 || nd == 0) return out;
   Geo<1> g = make_geo<1>(s.sizes(), {s.strides()});
-  coords_kernel<<<grid_for(count), kThreads, 0, ::ember::cuda::current_stream()>>>(sel.data_ptr<int64_t>(),
-                                                                                   out.data_ptr<int64_t>(), count, g);
+  coords_kernel<<<grid_for(count), kThreads, 0, ::ember::cuda::current_stream()>>>(sel._mutable_data_ptr_internal<int64_t>(),
+                                                                                   out._mutable_data_ptr_internal<int64_t>(), count, g);
   EMBER_CUDA_KERNEL_LAUNCH_CHECK("nonzero");
   return out;
 }
@@ -521,12 +521,12 @@ Tensor one_hot_cuda(const Tensor& self, int64_t num_classes) {
     long long init[2] = {std::numeric_limits<long long>::max(), std::numeric_limits<long long>::min()};
     Tensor mm = at::empty({2}, TensorOptions().dtype(kLong).device(self.device()));
     cudaStream_t stream = ::ember::cuda::current_stream();
-    EMBER_CUDA_CHECK(cudaMemcpyAsync(mm.data_ptr(), init, sizeof(init), cudaMemcpyHostToDevice, stream));
-    minmax_kernel<<<grid_for(n), kThreads, 0, stream>>>(s.data_ptr<int64_t>(), n,
-                                                        reinterpret_cast<long long*>(mm.data_ptr()));
+    EMBER_CUDA_CHECK(cudaMemcpyAsync(mm._mutable_data_ptr_internal(), init, sizeof(init), cudaMemcpyHostToDevice, stream));
+    minmax_kernel<<<grid_for(n), kThreads, 0, stream>>>(s._mutable_data_ptr_internal<int64_t>(), n,
+                                                        reinterpret_cast<long long*>(mm._mutable_data_ptr_internal()));
     EMBER_CUDA_KERNEL_LAUNCH_CHECK("one_hot");
     long long h[2];
-    read_back(h, mm.data_ptr(), 2);  // synchronizes, so `init` outlives the upload
+    read_back(h, mm._mutable_data_ptr_internal(), 2);  // synchronizes, so `init` outlives the upload
     lo = h[0];
     hi = h[1];
   }
@@ -535,8 +535,8 @@ Tensor one_hot_cuda(const Tensor& self, int64_t num_classes) {
   shape.push_back(num_classes);
   Tensor out = at::zeros(shape, self.options());
   if (n == 0 || num_classes == 0) return out;
-  one_hot_kernel<<<grid_for(n), kThreads, 0, ::ember::cuda::current_stream()>>>(s.data_ptr<int64_t>(),
-                                                                                out.data_ptr<int64_t>(), n, num_classes);
+  one_hot_kernel<<<grid_for(n), kThreads, 0, ::ember::cuda::current_stream()>>>(s._mutable_data_ptr_internal<int64_t>(),
+                                                                                out._mutable_data_ptr_internal<int64_t>(), n, num_classes);
   EMBER_CUDA_KERNEL_LAUNCH_CHECK("one_hot");
   return out;
 }
@@ -552,7 +552,7 @@ Tensor index_cuda(const Tensor& self, const c10::List<std::optional<Tensor>>& in
   by_elsize(self.element_size(), [&](auto tag) {
     using U = decltype(tag);
     index_gather_kernel<U><<<grid_for(total), kThreads, 0, ::ember::cuda::current_stream()>>>(
-        static_cast<const U*>(ai.src.data_ptr()), ai.offsets.data_ptr<int64_t>(), static_cast<U*>(work.data_ptr()),
+        static_cast<const U*>(ai.src.const_data_ptr()), ai.offsets._mutable_data_ptr_internal<int64_t>(), static_cast<U*>(work._mutable_data_ptr_internal()),
         total, g);
   });
   EMBER_CUDA_KERNEL_LAUNCH_CHECK("index");
@@ -573,8 +573,8 @@ Tensor& index_put_cuda_(Tensor& self, const c10::List<std::optional<Tensor>>& in
   if (accumulate) {
     EMBER_DISPATCH_ALL(self.scalar_type(), "index_put_", [&] {
       index_put_kernel<scalar_t, true><<<grid_for(total), kThreads, 0, stream>>>(
-          static_cast<scalar_t*>(ai.src.data_ptr()), ai.offsets.data_ptr<int64_t>(), nullptr, nullptr,
-          static_cast<const scalar_t*>(v.data_ptr()), total, g);
+          static_cast<scalar_t*>(ai.src._mutable_data_ptr_internal()), ai.offsets._mutable_data_ptr_internal<int64_t>(), nullptr, nullptr,
+          static_cast<const scalar_t*>(v.const_data_ptr()), total, g);
     });
     EMBER_CUDA_KERNEL_LAUNCH_CHECK("index_put_");
     return self;
@@ -582,14 +582,14 @@ Tensor& index_put_cuda_(Tensor& self, const c10::List<std::optional<Tensor>>& in
   // Last write wins per destination (Note [CUDA scatter determinism]).
   const int64_t nb = ai.offsets.numel();
   Tensor winner = at::full({ai.nkeys}, -1, TensorOptions().dtype(kLong).device(self.device()));
-  winner_kernel<<<grid_for(nb), kThreads, 0, stream>>>(ai.keys.data_ptr<int64_t>(),
-                                                       reinterpret_cast<long long*>(winner.data_ptr()), nb);
+  winner_kernel<<<grid_for(nb), kThreads, 0, stream>>>(ai.keys._mutable_data_ptr_internal<int64_t>(),
+                                                       reinterpret_cast<long long*>(winner._mutable_data_ptr_internal()), nb);
   EMBER_CUDA_KERNEL_LAUNCH_CHECK("index_put_");
   by_elsize(self.element_size(), [&](auto tag) {
     using U = decltype(tag);
     index_put_kernel<U, false><<<grid_for(total), kThreads, 0, stream>>>(
-        static_cast<U*>(ai.src.data_ptr()), ai.offsets.data_ptr<int64_t>(), ai.keys.data_ptr<int64_t>(),
-        reinterpret_cast<const long long*>(winner.data_ptr()), static_cast<const U*>(v.data_ptr()), total, g);
+        static_cast<U*>(ai.src._mutable_data_ptr_internal()), ai.offsets._mutable_data_ptr_internal<int64_t>(), ai.keys._mutable_data_ptr_internal<int64_t>(),
+        reinterpret_cast<const long long*>(winner._mutable_data_ptr_internal()), static_cast<const U*>(v.const_data_ptr()), total, g);
   });
   EMBER_CUDA_KERNEL_LAUNCH_CHECK("index_put_");
   return self;

@@ -132,7 +132,7 @@ inline Tensor make_flag(Device device) { return at::zeros({1}, TensorOptions().d
 
 inline bool flag_set(const Tensor& flag) {
   int32_t h = 0;
-  read_back(&h, flag.data_ptr(), 1);
+  read_back(&h, flag._mutable_data_ptr_internal(), 1);
   return h != 0;
 }
 

@@ -59,7 +59,7 @@ Tensor& tri_inplace(Tensor& self, int64_t k, bool lower, const char* op) {
   by_elsize(self.element_size(), [&](auto tag) {
     using U = decltype(tag);
     tri_kernel<U><<<grid_for(total), kThreads, 0, ::ember::cuda::current_stream()>>>(
-        static_cast<U*>(self.data_ptr()), total, R, C, self.stride(-2), self.stride(-1), k, lower, g);
+        static_cast<U*>(self._mutable_data_ptr_internal()), total, R, C, self.stride(-2), self.stride(-1), k, lower, g);
   });
   EMBER_CUDA_KERNEL_LAUNCH_CHECK(op);
   return self;
@@ -115,8 +115,8 @@ Tensor where_cuda(const Tensor& condition, const Tensor& self, const Tensor& oth
   by_elsize(out.element_size(), [&](auto tag) {
     using U = decltype(tag);
     where_kernel<U><<<grid_for(total), kThreads, 0, ::ember::cuda::current_stream()>>>(
-        c.data_ptr<bool>(), static_cast<const U*>(a.data_ptr()), static_cast<const U*>(b.data_ptr()),
-        static_cast<U*>(out.data_ptr()), total, g);
+        c._mutable_data_ptr_internal<bool>(), static_cast<const U*>(a.const_data_ptr()), static_cast<const U*>(b.const_data_ptr()),
+        static_cast<U*>(out._mutable_data_ptr_internal()), total, g);
   });
   EMBER_CUDA_KERNEL_LAUNCH_CHECK("where");
   return out;
@@ -137,7 +137,7 @@ Tensor flip_cuda(const Tensor& self, IntArrayRef dims) {
   by_elsize(self.element_size(), [&](auto tag) {
     using U = decltype(tag);
     flip_kernel<U><<<grid_for(total), kThreads, 0, ::ember::cuda::current_stream()>>>(
-        static_cast<const U*>(self.data_ptr()) + base, static_cast<U*>(out.data_ptr()), total, g);
+        static_cast<const U*>(self.const_data_ptr()) + base, static_cast<U*>(out._mutable_data_ptr_internal()), total, g);
   });
   EMBER_CUDA_KERNEL_LAUNCH_CHECK("flip");
   return out;

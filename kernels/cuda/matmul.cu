@@ -105,9 +105,9 @@ void cublas_gemm(const Tensor& out, const Tensor& a, const Layout& la, const Ten
   const cublasOperation_t op_a = la.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
   const int m = static_cast<int>(N), n = static_cast<int>(M), k = static_cast<int>(K);
   const int ldb = static_cast<int>(lb.ld), lda = static_cast<int>(la.ld), ldc = static_cast<int>(N);
-  const char* pa = static_cast<const char*>(a.data_ptr());
-  const char* pb = static_cast<const char*>(b.data_ptr());
-  char* pc = static_cast<char*>(out.data_ptr());
+  const char* pa = static_cast<const char*>(a.const_data_ptr());
+  const char* pb = static_cast<const char*>(b.const_data_ptr());
+  char* pc = static_cast<char*>(out._mutable_data_ptr_internal());
   if (B == 1) {
     EMBER_CUBLAS_CHECK(blas.GemmEx(handle, op_b, op_a, m, n, k, palpha, pb, dt, ldb, pa, dt, lda, pbeta, pc, dt, ldc, ct,
                                     CUBLAS_GEMM_DEFAULT));
@@ -214,9 +214,9 @@ void tiled_gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alph
     beta = static_cast<acc_t>(beta_d);
   }
   TileArgs<scalar_t, acc_t> p;
-  p.a = static_cast<const scalar_t*>(a.data_ptr());
-  p.b = static_cast<const scalar_t*>(b.data_ptr());
-  p.c = static_cast<scalar_t*>(out.data_ptr());
+  p.a = static_cast<const scalar_t*>(a.const_data_ptr());
+  p.b = static_cast<const scalar_t*>(b.const_data_ptr());
+  p.c = static_cast<scalar_t*>(out._mutable_data_ptr_internal());
   p.B = out.size(0);
   p.M = out.size(1);
   p.N = out.size(2);
@@ -329,13 +329,13 @@ void dot_impl(const Tensor& out, const Tensor& self, const Tensor& tensor) {
       1, std::min<int64_t>({(n + kDotThreads - 1) / kDotThreads, int64_t{ember::cuda::sm_count()} * 4, int64_t{1024}}));
   // acc_t is double or uint64_t: an 8-byte dtype holds the partials.
   Tensor partial = at::empty({blocks}, out.options().dtype(std::is_integral_v<acc_t> ? kLong : kDouble));
-  acc_t* pp = static_cast<acc_t*>(partial.data_ptr());
+  acc_t* pp = static_cast<acc_t*>(partial._mutable_data_ptr_internal());
   cudaStream_t stream = ember::cuda::current_stream();
   dot_partial_kernel<scalar_t, acc_t><<<static_cast<unsigned>(blocks), kDotThreads, 0, stream>>>(
-      static_cast<const scalar_t*>(self.data_ptr()), self.stride(0), static_cast<const scalar_t*>(tensor.data_ptr()), tensor.stride(0), n,
+      static_cast<const scalar_t*>(self.const_data_ptr()), self.stride(0), static_cast<const scalar_t*>(tensor.const_data_ptr()), tensor.stride(0), n,
       pp);
   EMBER_CUDA_KERNEL_LAUNCH_CHECK("dot");
-  dot_final_kernel<scalar_t, acc_t><<<1, kDotThreads, 0, stream>>>(pp, blocks, static_cast<scalar_t*>(out.data_ptr()));
+  dot_final_kernel<scalar_t, acc_t><<<1, kDotThreads, 0, stream>>>(pp, blocks, static_cast<scalar_t*>(out._mutable_data_ptr_internal()));
   EMBER_CUDA_KERNEL_LAUNCH_CHECK("dot");
 }
 

@@ -146,7 +146,7 @@ std::tuple<Tensor, Tensor> run_max_pool(const char* op, const Tensor& self, cons
       const acc_t lowest = std::numeric_limits<acc_t>::has_infinity ? -std::numeric_limits<acc_t>::infinity()
                                                                     : std::numeric_limits<acc_t>::lowest();
       max_pool_forward_kernel<scalar_t, acc_t><<<blocks_for(total), kThreads, 0, stream>>>(
-          to_geom(g), x.data_ptr<scalar_t>(), y.data_ptr<scalar_t>(), ind.data_ptr<int64_t>(), lowest, total);
+          to_geom(g), x._mutable_data_ptr_internal<scalar_t>(), y._mutable_data_ptr_internal<scalar_t>(), ind._mutable_data_ptr_internal<int64_t>(), lowest, total);
       EMBER_CUDA_KERNEL_LAUNCH_CHECK(op);
     }
   });
@@ -167,7 +167,7 @@ Tensor run_max_pool_backward(const char* op, const Tensor& grad_output, const Te
   AT_DISPATCH_ALL_TYPES_AND3(kHalf, kBFloat16, kBool, self.scalar_type(), op, [&] {
     if constexpr (!std::is_same_v<scalar_t, bool>) {
       max_pool_backward_kernel<scalar_t, acc_of<scalar_t>><<<blocks_for(total), kThreads, 0, stream>>>(
-          to_geom(g), gy.data_ptr<scalar_t>(), ind.data_ptr<int64_t>(), gx.data_ptr<scalar_t>(), total);
+          to_geom(g), gy._mutable_data_ptr_internal<scalar_t>(), ind._mutable_data_ptr_internal<int64_t>(), gx._mutable_data_ptr_internal<scalar_t>(), total);
       EMBER_CUDA_KERNEL_LAUNCH_CHECK(op);
     }
   });

@@ -182,7 +182,7 @@ Tensor& uniform_cuda(Tensor& self, double from, double to, std::optional<Generat
   const int W = self.scalar_type() == kDouble ? 2 : 1;
   return fill_random(self, "uniform_", generator, W, [&](Tensor& dst, ember::philox::State s) {
     EMBER_DISPATCH_ALL_FLOATING(dst.scalar_type(), "uniform_", [&] {
-      UniformFn<scalar_t> f{dst.data_ptr<scalar_t>(), from, to, to - from};
+      UniformFn<scalar_t> f{dst._mutable_data_ptr_internal<scalar_t>(), from, to, to - from};
       ::ember::cuda::launch_philox_groups<kUniformWords<scalar_t>>(dst.numel(), s, f, "uniform_");
     });
   });
@@ -194,7 +194,7 @@ Tensor& normal_cuda(Tensor& self, double mean, double std, std::optional<Generat
   const int W = self.scalar_type() == kDouble ? 2 : 1;
   return fill_random(self, "normal_", generator, W, [&](Tensor& dst, ember::philox::State s) {
     EMBER_DISPATCH_ALL_FLOATING(dst.scalar_type(), "normal_", [&] {
-      NormalFn<scalar_t> f{dst.data_ptr<scalar_t>(), mean, std};
+      NormalFn<scalar_t> f{dst._mutable_data_ptr_internal<scalar_t>(), mean, std};
       ::ember::cuda::launch_philox_groups<kUniformWords<scalar_t>>(dst.numel(), s, f, "normal_");
     });
   });
@@ -214,10 +214,10 @@ Tensor& random_from_cuda(Tensor& self, int64_t from, std::optional<int64_t> to, 
   return fill_random(self, "random_", generator, narrow ? 1 : 2, [&](Tensor& dst, ember::philox::State s) {
     EMBER_DISPATCH_ALL(dst.scalar_type(), "random_", [&] {
       if (narrow) {
-        RandomFn<scalar_t, 1> f{dst.data_ptr<scalar_t>(), static_cast<uint64_t>(from), range};
+        RandomFn<scalar_t, 1> f{dst._mutable_data_ptr_internal<scalar_t>(), static_cast<uint64_t>(from), range};
         ::ember::cuda::launch_philox_groups<1>(dst.numel(), s, f, "random_");
       } else {
-        RandomFn<scalar_t, 2> f{dst.data_ptr<scalar_t>(), static_cast<uint64_t>(from), range};
+        RandomFn<scalar_t, 2> f{dst._mutable_data_ptr_internal<scalar_t>(), static_cast<uint64_t>(from), range};
         ::ember::cuda::launch_philox_groups<2>(dst.numel(), s, f, "random_");
       }
     });
@@ -228,7 +228,7 @@ Tensor& bernoulli_float_cuda(Tensor& self, double p, std::optional<Generator> ge
   EMBER_CHECK(p >= 0.0 && p <= 1.0, "[bernoulli_] expected 0 <= p <= 1; got p ", p);
   return fill_random(self, "bernoulli_", generator, 2, [&](Tensor& dst, ember::philox::State s) {
     EMBER_DISPATCH_ALL(dst.scalar_type(), "bernoulli_", [&] {
-      BernoulliScalarFn<scalar_t> f{dst.data_ptr<scalar_t>(), p};
+      BernoulliScalarFn<scalar_t> f{dst._mutable_data_ptr_internal<scalar_t>(), p};
       ::ember::cuda::launch_philox_groups<2>(dst.numel(), s, f, "bernoulli_");
     });
   });
@@ -239,7 +239,7 @@ Tensor& exponential_cuda(Tensor& self, double lambd, std::optional<Generator> ge
   EMBER_CHECK(lambd > 0.0, "[exponential_] expected lambd > 0; got lambd ", lambd);
   return fill_random(self, "exponential_", generator, 2, [&](Tensor& dst, ember::philox::State s) {
     EMBER_DISPATCH_ALL_FLOATING(dst.scalar_type(), "exponential_", [&] {
-      ExponentialFn<scalar_t> f{dst.data_ptr<scalar_t>(), -1.0 / lambd};
+      ExponentialFn<scalar_t> f{dst._mutable_data_ptr_internal<scalar_t>(), -1.0 / lambd};
       ::ember::cuda::launch_philox_groups<2>(dst.numel(), s, f, "exponential_");
     });
   });
@@ -256,17 +256,17 @@ Tensor bernoulli_cuda(const Tensor& self, std::optional<Generator> generator) {
     cudaStream_t stream = ::ember::cuda::current_stream();
     Tensor flag = at::empty({1}, TensorOptions().dtype(kLong).device(self.device()));
     unsigned long long first_bad = std::numeric_limits<unsigned long long>::max();
-    EMBER_CUDA_CHECK(cudaMemcpyAsync(flag.data_ptr(), &first_bad, sizeof(first_bad), cudaMemcpyHostToDevice, stream));
+    EMBER_CUDA_CHECK(cudaMemcpyAsync(flag._mutable_data_ptr_internal(), &first_bad, sizeof(first_bad), cudaMemcpyHostToDevice, stream));
     EMBER_DISPATCH_ALL_FLOATING(probs.scalar_type(), "bernoulli", [&] {
       const int64_t blocks = std::min<int64_t>((n + 255) / 256, static_cast<int64_t>(::ember::cuda::sm_count()) * 8);
       first_bad_probability_kernel<scalar_t><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
-          probs.data_ptr<scalar_t>(), n, static_cast<unsigned long long*>(flag.data_ptr()));
+          probs._mutable_data_ptr_internal<scalar_t>(), n, static_cast<unsigned long long*>(flag._mutable_data_ptr_internal()));
       EMBER_CUDA_KERNEL_LAUNCH_CHECK("bernoulli");
-      EMBER_CUDA_CHECK(cudaMemcpyAsync(&first_bad, flag.data_ptr(), sizeof(first_bad), cudaMemcpyDeviceToHost, stream));
+      EMBER_CUDA_CHECK(cudaMemcpyAsync(&first_bad, flag._mutable_data_ptr_internal(), sizeof(first_bad), cudaMemcpyDeviceToHost, stream));
       EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
       if (first_bad != std::numeric_limits<unsigned long long>::max()) {
         scalar_t bad;
-        EMBER_CUDA_CHECK(cudaMemcpyAsync(&bad, probs.data_ptr<scalar_t>() + first_bad, sizeof(bad), cudaMemcpyDeviceToHost, stream));
+        EMBER_CUDA_CHECK(cudaMemcpyAsync(&bad, probs._mutable_data_ptr_internal<scalar_t>() + first_bad, sizeof(bad), cudaMemcpyDeviceToHost, stream));
         EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
         EMBER_CHECK(false, "[bernoulli] expected all probabilities in [0, 1]; got ", as_double(bad), " at flat index ",
                     static_cast<int64_t>(first_bad));
@@ -276,7 +276,7 @@ Tensor bernoulli_cuda(const Tensor& self, std::optional<Generator> generator) {
   Tensor out = at::empty(self.sizes(), self.options());
   fill_random(out, "bernoulli", generator, 2, [&](Tensor& dst, ember::philox::State s) {
     EMBER_DISPATCH_ALL_FLOATING(dst.scalar_type(), "bernoulli", [&] {
-      BernoulliTensorFn<scalar_t> f{dst.data_ptr<scalar_t>(), probs.data_ptr<scalar_t>()};
+      BernoulliTensorFn<scalar_t> f{dst._mutable_data_ptr_internal<scalar_t>(), probs._mutable_data_ptr_internal<scalar_t>()};
       ::ember::cuda::launch_philox_groups<2>(dst.numel(), s, f, "bernoulli");
     });
   });

@@ -34,17 +34,17 @@ Tensor randperm_cuda(int64_t n, TensorOptions options) {
   if (n > 0) {
     Tensor keys = at::empty({2, n}, longs);  // row 0: keys in, row 1: keys sorted (discarded)
     Tensor index = at::empty({n}, longs);
-    uint64_t* keys_in = static_cast<uint64_t*>(keys.data_ptr());
+    uint64_t* keys_in = static_cast<uint64_t*>(keys._mutable_data_ptr_internal());
     uint64_t* keys_out = keys_in + n;
-    int64_t* index_in = index.data_ptr<int64_t>();
+    int64_t* index_in = index._mutable_data_ptr_internal<int64_t>();
     ::ember::cuda::launch_philox_groups<2>(n, s, PermKeysFn{keys_in, index_in}, "randperm");
     cudaStream_t stream = ::ember::cuda::current_stream();
     size_t temp_bytes = 0;
     EMBER_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys_in, keys_out, index_in,
-                                                     out.data_ptr<int64_t>(), n, 0, 64, stream));
+                                                     out._mutable_data_ptr_internal<int64_t>(), n, 0, 64, stream));
     Tensor temp = at::empty({static_cast<int64_t>(std::max<size_t>(temp_bytes, 1))}, TensorOptions().dtype(kByte).device(out.device()));
-    EMBER_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.data_ptr(), temp_bytes, keys_in, keys_out, index_in,
-                                                     out.data_ptr<int64_t>(), n, 0, 64, stream));
+    EMBER_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp._mutable_data_ptr_internal(), temp_bytes, keys_in, keys_out, index_in,
+                                                     out._mutable_data_ptr_internal<int64_t>(), n, 0, 64, stream));
   }
   if (dt != kLong) out = out.to(dt);
   return out;

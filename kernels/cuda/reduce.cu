@@ -388,7 +388,7 @@ void run_reduce(const Geom& g, const Tensor& input, const Op& op) {
   const dim3 block = outputs_along_x ? dim3(n_out, n_red) : dim3(n_red, n_out);
   const dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(G));
   const size_t smem = sizeof(acc_t) * kBlock;
-  const in_t* data = static_cast<const in_t*>(input.data_ptr());
+  const in_t* data = static_cast<const in_t*>(input.const_data_ptr());
   if (G == 1) {
     reduce_kernel<Op><<<grid, block, smem, stream>>>(data, dg, op, chunk, nullptr, outputs_along_x);
     EMBER_CUDA_KERNEL_LAUNCH_CHECK("reduce");
@@ -397,7 +397,7 @@ void run_reduce(const Geom& g, const Tensor& input, const Op& op) {
   // Partial accumulators in a device workspace from the caching allocator.
   Tensor ws = at::empty({static_cast<int64_t>(G * g.M * sizeof(acc_t))},
                         at::TensorOptions().dtype(kByte).device(input.device()));
-  acc_t* partial = static_cast<acc_t*>(ws.data_ptr());
+  acc_t* partial = static_cast<acc_t*>(ws._mutable_data_ptr_internal());
   reduce_kernel<Op><<<grid, block, smem, stream>>>(data, dg, op, chunk, partial, outputs_along_x);
   EMBER_CUDA_KERNEL_LAUNCH_CHECK("reduce");
   finalize_kernel<Op><<<finalize_grid(g.M), kBlock, 0, stream>>>(partial, g.M, G, op);
@@ -422,11 +422,11 @@ Tensor sum_like(const char* op, const Tensor& self, const std::vector<bool>& mas
   const Geom g = reduce::make_geom(x, mask, false);
   Tensor out = reduce::new_out(g, out_dt, self.device());
   if (out_dt == kBool) {
-    run_reduce(g, x, OpT<int64_t, uint64_t, bool>{out.data_ptr<bool>()});
+    run_reduce(g, x, OpT<int64_t, uint64_t, bool>{out._mutable_data_ptr_internal<bool>()});
   } else if (isFloatingType(out_dt)) {
-    EMBER_DISPATCH_ALL_FLOATING(out_dt, op, [&] { run_reduce(g, x, OpT<scalar_t, double, scalar_t>{out.data_ptr<scalar_t>()}); });
+    EMBER_DISPATCH_ALL_FLOATING(out_dt, op, [&] { run_reduce(g, x, OpT<scalar_t, double, scalar_t>{out._mutable_data_ptr_internal<scalar_t>()}); });
   } else {
-    AT_DISPATCH_INTEGRAL_TYPES(out_dt, op, [&] { run_reduce(g, x, OpT<scalar_t, uint64_t, scalar_t>{out.data_ptr<scalar_t>()}); });
+    AT_DISPATCH_INTEGRAL_TYPES(out_dt, op, [&] { run_reduce(g, x, OpT<scalar_t, uint64_t, scalar_t>{out._mutable_data_ptr_internal<scalar_t>()}); });
   }
   return reduce::shape_out(out, g, keepdim);
 }
@@ -437,7 +437,7 @@ Tensor extreme(const char* op, const Tensor& self, const std::vector<bool>& mask
   EMBER_CHECK(g.N > 0 || g.M == 0, "[", op, "] expected a non-empty reduction: the reduced dims of input ", self.sizes(),
               " have zero elements and the reduction has no identity");
   Tensor out = reduce::new_out(g, self.scalar_type(), self.device());
-  EMBER_DISPATCH_ALL(self.scalar_type(), op, [&] { run_reduce(g, self, ExtremeOp<scalar_t, IsMax>{out.data_ptr<scalar_t>()}); });
+  EMBER_DISPATCH_ALL(self.scalar_type(), op, [&] { run_reduce(g, self, ExtremeOp<scalar_t, IsMax>{out._mutable_data_ptr_internal<scalar_t>()}); });
   return reduce::shape_out(out, g, keepdim);
 }
 
@@ -450,7 +450,7 @@ std::tuple<Tensor, Tensor> arg_extreme(const char* op, const Tensor& self, const
   Tensor idx = reduce::new_out(g, kLong, self.device());
   Tensor vals = with_values ? reduce::new_out(g, self.scalar_type(), self.device()) : Tensor();
   EMBER_DISPATCH_ALL(self.scalar_type(), op, [&] {
-    run_reduce(g, self, ArgOp<scalar_t, IsMax>{with_values ? vals.data_ptr<scalar_t>() : nullptr, idx.data_ptr<int64_t>()});
+    run_reduce(g, self, ArgOp<scalar_t, IsMax>{with_values ? vals._mutable_data_ptr_internal<scalar_t>() : nullptr, idx._mutable_data_ptr_internal<int64_t>()});
   });
   return {with_values ? reduce::shape_out(vals, g, keepdim) : vals, reduce::shape_out(idx, g, keepdim)};
 }
@@ -462,8 +462,8 @@ Tensor logical(const char* op, const Tensor& self, const std::vector<bool>& mask
   const ScalarType out_dt = self.scalar_type() == kByte ? kByte : kBool;
   Tensor out = reduce::new_out(g, out_dt, self.device());
   EMBER_DISPATCH_ALL(self.scalar_type(), op, [&] {
-    if (out_dt == kByte) run_reduce(g, self, LogicalOp<scalar_t, uint8_t, IsAll>{out.data_ptr<uint8_t>()});
-    else run_reduce(g, self, LogicalOp<scalar_t, bool, IsAll>{out.data_ptr<bool>()});
+    if (out_dt == kByte) run_reduce(g, self, LogicalOp<scalar_t, uint8_t, IsAll>{out._mutable_data_ptr_internal<uint8_t>()});
+    else run_reduce(g, self, LogicalOp<scalar_t, bool, IsAll>{out._mutable_data_ptr_internal<bool>()});
   });
   return reduce::shape_out(out, g, keepdim);
 }
@@ -537,7 +537,7 @@ Tensor moments_cuda(const char* op, const Tensor& self, OptionalIntArrayRef dim,
   const Geom g = reduce::make_geom(self, reduce::dim_mask(op, self.dim(), dim), false);
   Tensor out = reduce::new_out(g, self.scalar_type(), self.device());
   EMBER_DISPATCH_ALL_FLOATING(self.scalar_type(), op, [&] {
-    run_reduce(g, self, VarOp<scalar_t>{out.data_ptr<scalar_t>(), c, take_sqrt});
+    run_reduce(g, self, VarOp<scalar_t>{out._mutable_data_ptr_internal<scalar_t>(), c, take_sqrt});
   });
   return reduce::shape_out(out, g, keepdim);
 }
@@ -559,7 +559,7 @@ Tensor norm_cuda(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef
   Tensor out = reduce::new_out(g, self.scalar_type(), self.device());
   EMBER_DISPATCH_ALL_FLOATING(self.scalar_type(), "norm", [&] {
     using in_t = scalar_t;
-    in_t* o = out.data_ptr<in_t>();
+    in_t* o = out._mutable_data_ptr_internal<in_t>();
     if (pv == 0) run_reduce(g, self, NormOp<in_t, NormKind::Zero>{o, static_cast<c10::opmath_t<in_t>>(pv)});
     else if (pv == 1) run_reduce(g, self, NormOp<in_t, NormKind::One>{o, static_cast<c10::opmath_t<in_t>>(pv)});
     else if (pv == 2) run_reduce(g, self, NormOp<in_t, NormKind::Two>{o, static_cast<c10::opmath_t<in_t>>(pv)});
@@ -575,7 +575,7 @@ Tensor logsumexp_cuda(const Tensor& self, IntArrayRef dim, bool keepdim) {
   Tensor x = isFloatingType(self.scalar_type()) ? self : self.to(kFloat);
   const Geom g = reduce::make_geom(x, reduce::dim_mask("logsumexp", x.dim(), dim), false);
   Tensor out = reduce::new_out(g, x.scalar_type(), x.device());
-  EMBER_DISPATCH_ALL_FLOATING(x.scalar_type(), "logsumexp", [&] { run_reduce(g, x, LseOp<scalar_t>{out.data_ptr<scalar_t>()}); });
+  EMBER_DISPATCH_ALL_FLOATING(x.scalar_type(), "logsumexp", [&] { run_reduce(g, x, LseOp<scalar_t>{out._mutable_data_ptr_internal<scalar_t>()}); });
   return reduce::shape_out(out, g, keepdim);
 }
 
@@ -675,8 +675,8 @@ Tensor scan(const char* op, const Tensor& self, int64_t dim, std::optional<Scala
     using T = scalar_t;
     // Floats accumulate in double, integers and bool in wrapping 64 bits (as the CPU).
     using Acc = std::conditional_t<std::is_floating_point_v<T> || kIsReduced<T>, double, uint64_t>;
-    const T* src = x.data_ptr<T>();
-    T* dst = out.data_ptr<T>();
+    const T* src = x.const_data_ptr<T>();
+    T* dst = out._mutable_data_ptr_internal<T>();
     if (inner == 1 && L > 64) {
       const unsigned grid = static_cast<unsigned>(std::min<int64_t>(outer, 65535));
       scan_rows_kernel<T, Acc, IsProd><<<grid, kBlock, sizeof(Acc) * kBlock, stream>>>(src, dst, outer, L);

@@ -27,19 +27,19 @@ Tensor searchsorted_cuda(const Tensor& sorted_sequence, const Tensor& self, bool
   const int64_t n = p.out.numel();
   if (n == 0) return p.out;
   ::ember::cuda::DeviceGuard guard(p.out.device().index());
-  const int64_t* order = p.sorter.defined() ? p.sorter.data_ptr<int64_t>() : nullptr;
+  const int64_t* order = p.sorter.defined() ? p.sorter.const_data_ptr<int64_t>() : nullptr;
   const unsigned grid = ::ember::cuda::detail::grid_for(n);
   constexpr int threads = ::ember::cuda::detail::kThreads;
   cudaStream_t stream = ::ember::cuda::current_stream();
   AT_DISPATCH_ALL_TYPES_AND3(kHalf, kBFloat16, kBool, p.seq.scalar_type(), "searchsorted", [&] {
     using C = c10::opmath_t<scalar_t>;
-    const scalar_t* seq = p.seq.data_ptr<scalar_t>();
-    const scalar_t* vals = p.vals.data_ptr<scalar_t>();
+    const scalar_t* seq = p.seq.const_data_ptr<scalar_t>();
+    const scalar_t* vals = p.vals.const_data_ptr<scalar_t>();
     if (out_int32)
-      search_kernel<scalar_t, C, int32_t><<<grid, threads, 0, stream>>>(seq, order, vals, p.out.data_ptr<int32_t>(), n,
+      search_kernel<scalar_t, C, int32_t><<<grid, threads, 0, stream>>>(seq, order, vals, p.out._mutable_data_ptr_internal<int32_t>(), n,
                                                                          p.len, p.per_line, p.right);
     else
-      search_kernel<scalar_t, C, int64_t><<<grid, threads, 0, stream>>>(seq, order, vals, p.out.data_ptr<int64_t>(), n,
+      search_kernel<scalar_t, C, int64_t><<<grid, threads, 0, stream>>>(seq, order, vals, p.out._mutable_data_ptr_internal<int64_t>(), n,
                                                                          p.len, p.per_line, p.right);
   });
   EMBER_CUDA_KERNEL_LAUNCH_CHECK("searchsorted");

@@ -107,18 +107,18 @@ Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, bool half_t
         int threads = 32;
         while (threads < kMaxBlock && threads < L) threads <<= 1;
         const unsigned grid = static_cast<unsigned>(std::min<int64_t>(outer, 65535));
-        softmax_rows_kernel<in_t, out_t><<<grid, threads, 0, stream>>>(x.data_ptr<in_t>(), o, outer, L, log);
+        softmax_rows_kernel<in_t, out_t><<<grid, threads, 0, stream>>>(x._mutable_data_ptr_internal<in_t>(), o, outer, L, log);
       } else {
         const int64_t lines = outer * inner;
         const int64_t blocks = std::min<int64_t>((lines + kMaxBlock - 1) / kMaxBlock,
                                                  16 * static_cast<int64_t>(ember::cuda::sm_count()));
         softmax_lines_kernel<in_t, out_t><<<static_cast<unsigned>(blocks), kMaxBlock, 0, stream>>>(
-            x.data_ptr<in_t>(), o, outer, L, inner, log);
+            x._mutable_data_ptr_internal<in_t>(), o, outer, L, inner, log);
       }
       EMBER_CUDA_KERNEL_LAUNCH_CHECK(op);
     };
-    if (out_dt == dt) go(out.data_ptr<in_t>());
-    else go(out.data_ptr<float>());
+    if (out_dt == dt) go(out._mutable_data_ptr_internal<in_t>());
+    else go(out._mutable_data_ptr_internal<float>());
   });
   return out;
 }

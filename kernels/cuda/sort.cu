@@ -141,14 +141,14 @@ void sort_rows(const Tensor& in, int64_t L, bool descending, Tensor& values, Ten
   const int64_t pos_bytes = round_up(n * static_cast<int64_t>(sizeof(I)));
   const int64_t off_bytes = round_up((rows + 1) * static_cast<int64_t>(sizeof(int64_t)));
   Tensor scratch = at::empty({2 * key_bytes + 2 * pos_bytes + off_bytes}, bytes);
-  char* base = static_cast<char*>(scratch.data_ptr());
+  char* base = static_cast<char*>(scratch._mutable_data_ptr_internal());
   U* keys_in = reinterpret_cast<U*>(base);
   U* keys_out = reinterpret_cast<U*>(base + key_bytes);
   I* pos_in = reinterpret_cast<I*>(base + 2 * key_bytes);
   I* pos_out = reinterpret_cast<I*>(base + 2 * key_bytes + pos_bytes);
   int64_t* off = reinterpret_cast<int64_t*>(base + 2 * key_bytes + 2 * pos_bytes);
 
-  make_keys_kernel<T, I><<<grid_for(n), kThreads, 0, stream>>>(static_cast<const T*>(in.data_ptr()), keys_in, pos_in, n, L,
+  make_keys_kernel<T, I><<<grid_for(n), kThreads, 0, stream>>>(static_cast<const T*>(in.const_data_ptr()), keys_in, pos_in, n, L,
                                                                descending);
   EMBER_CUDA_KERNEL_LAUNCH_CHECK("sort");
   row_offsets_kernel<<<grid_for(rows + 1), kThreads, 0, stream>>>(off, rows, L);
@@ -158,11 +158,11 @@ void sort_rows(const Tensor& in, int64_t L, bool descending, Tensor& values, Ten
   EMBER_CUDA_CHECK(cub::DeviceSegmentedSort::StableSortPairs(nullptr, temp_bytes, keys_in, keys_out, pos_in, pos_out, n,
                                                              rows, off, off + 1, stream));
   Tensor temp = at::empty({static_cast<int64_t>(std::max<size_t>(temp_bytes, 1))}, bytes);
-  EMBER_CUDA_CHECK(cub::DeviceSegmentedSort::StableSortPairs(temp.data_ptr(), temp_bytes, keys_in, keys_out, pos_in, pos_out,
+  EMBER_CUDA_CHECK(cub::DeviceSegmentedSort::StableSortPairs(temp._mutable_data_ptr_internal(), temp_bytes, keys_in, keys_out, pos_in, pos_out,
                                                              n, rows, off, off + 1, stream));
 
-  gather_kernel<T, I><<<grid_for(n), kThreads, 0, stream>>>(static_cast<const T*>(in.data_ptr()), pos_out,
-                                                            static_cast<T*>(values.data_ptr()), indices.data_ptr<int64_t>(), n, L);
+  gather_kernel<T, I><<<grid_for(n), kThreads, 0, stream>>>(static_cast<const T*>(in.const_data_ptr()), pos_out,
+                                                            static_cast<T*>(values._mutable_data_ptr_internal()), indices._mutable_data_ptr_internal<int64_t>(), n, L);
   EMBER_CUDA_KERNEL_LAUNCH_CHECK("sort");
 }
 

@@ -119,8 +119,8 @@ at::Tensor make_tensor(nb::handle data, std::optional<at::ScalarType> dtype, std
   bool via_double = f.any_float || c10::isFloatingType(want);
   at::Tensor t = at::empty(f.shape, at::TensorOptions().dtype(via_double ? at::kDouble : at::kLong));
   if (!f.d.empty()) {
-    if (via_double) std::memcpy(t.data_ptr(), f.d.data(), f.d.size() * sizeof(double));
-    else std::memcpy(t.data_ptr(), f.i.data(), f.i.size() * sizeof(int64_t));
+    if (via_double) std::memcpy(t._mutable_data_ptr_internal(), f.d.data(), f.d.size() * sizeof(double));
+    else std::memcpy(t._mutable_data_ptr_internal(), f.i.data(), f.i.size() * sizeof(int64_t));
   }
   if (t.scalar_type() != want || (device && *device != t.device())) {
     GilRelease nogil;  // the conversion and the copy to another device
@@ -528,7 +528,7 @@ NB_MODULE(_C, m) {
       .def_prop_ro("is_cuda", &at::Tensor::is_cuda)
       .def("is_contiguous", [](const at::Tensor& t) { return t.is_contiguous(); })
       .def("is_floating_point", &at::Tensor::is_floating_point)
-      .def("data_ptr", [](const at::Tensor& t) { return reinterpret_cast<uintptr_t>(t.const_data_ptr()); })
+      .def("data_ptr", [](const at::Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
       .def("item", [](const at::Tensor& t) { return nb::steal(wrap(item_nogil(t))); })
       .def("tolist", &tolist)
       .def("__len__", [](const at::Tensor& t) {

@@ -8,6 +8,7 @@
 #include "../../kernels/cpu/linear_prepack.h"
 #include "ops/reference_matmul.h"
 #include <cmath>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -44,19 +45,20 @@ void check(const at::Tensor& x, const at::Tensor& w, const at::Tensor* b) {
 
 at::native::LinearPrepackStats stats() { return at::native::linear_prepack_stats(); }
 
-// Packing is off by default (Note [Prepacked linear weights]); the cases below turn it on, and keep
-// a copy even where oneDNN's layout is plain row-major (an AVX2 CPU), so that the bookkeeping is
-// tested on every CPU.
+// Packing is on by default (Note [Prepacked linear weights]); the cases below make sure of it, and
+// keep a copy even where oneDNN's layout is plain row-major (an AVX2 CPU), so that the bookkeeping
+// is tested on every CPU.
 struct PackingOn {
-  PackingOn() {
-    at::native::set_linear_prepack_limit_mb(256);
-    at::native::set_linear_prepack_keep_plain(true);
-  }
+  size_t old_mb;
+  bool old_plain;
+  PackingOn() : old_mb(at::native::set_linear_prepack_limit_mb(256)), old_plain(at::native::set_linear_prepack_keep_plain(true)) {}
   ~PackingOn() {
-    at::native::set_linear_prepack_limit_mb(0);
-    at::native::set_linear_prepack_keep_plain(false);
+    at::native::set_linear_prepack_limit_mb(old_mb);
+    at::native::set_linear_prepack_keep_plain(old_plain);
   }
 };
+
+bool escaped(const at::Tensor& t) { return t.storage().unsafeGetStorageImpl()->escaped(); }
 
 }  // namespace prepack_test
 
@@ -101,12 +103,6 @@ TEST_CASE("linear prepack: every way of writing the weight shows in the next cal
   w.data().add_(1);  // through data(), which has its own version counter
   check(x, w, &b);
   warm();
-  w.data_ptr<float>()[12345] = 1e3f;  // a raw pointer
-  check(x, w, &b);
-  warm();
-  static_cast<float*>(w.mutable_data_ptr())[7] = -5e2f;
-  check(x, w, &b);
-  warm();
   w[17].fill_(0.25);  // a view's in-place op
   check(x, w, &b);
   warm();
@@ -123,6 +119,66 @@ TEST_CASE("linear prepack: every way of writing the weight shows in the next cal
   warm();
   b.add_(10);  // the bias is read every call, never packed
   check(x, w, &b);
+  warm();
+  CHECK_FALSE(escaped(w));
+  // A raw pointer: written now, and kept: the weight is never packed again, so a write through
+  // the kept pointer after any number of calls shows too.
+  float* p = w.data_ptr<float>();
+  CHECK(escaped(w));
+  p[12345] = 1e3f;
+  check(x, w, &b);
+  const auto s0 = stats();
+  for (int i = 0; i < 3; ++i) {
+    check(x, w, &b);
+    p[i * 513] = float(-7 * i);
+    check(x, w, &b);
+  }
+  CHECK(stats().hits == s0.hits);
+  CHECK(stats().packs == s0.packs);
+  // Each public mutable accessor marks its storage, through any view.
+  auto w2 = torch::randn({256, 512});
+  static_cast<float*>(w2[3].mutable_data_ptr())[7] = -5e2f;
+  CHECK(escaped(w2));
+  auto w3 = torch::randn({256, 512});
+  w3.t().accessor<float, 2>()[1][2] = 4.f;
+  CHECK(escaped(w3));
+  auto w4 = torch::randn({256, 512});
+  static_cast<float*>(w4.storage().mutable_data())[0] = 1.f;
+  CHECK(escaped(w4));
+  for (int i = 0; i < 3; ++i) {
+    check(x, w2, &b);
+    check(x, w3, &b);
+    check(x, w4, &b);
+  }
+  CHECK(stats().packs == s0.packs);
+}
+
+// The library's own code (factories, nn init, printing, save and load, copies, item) hands no
+// pointer out, so a weight it made stays packable; the public accessors' pointers are the escape.
+TEST_CASE("linear prepack: on by default for a weight the library made, loaded, copied and printed", "[linear_prepack]") {
+  const bool old_plain = at::native::set_linear_prepack_keep_plain(true);  // the default limit
+  torch::NoGradGuard no_grad;
+  torch::manual_seed(7);
+  torch::nn::Linear lin(512, 300);
+  std::ostringstream printed;
+  printed << lin->weight;
+  (void)lin->weight[3][4].item<float>();
+  std::stringstream file;
+  torch::save(lin, file);
+  torch::nn::Linear loaded(512, 300);
+  torch::load(loaded, file);
+  auto x = torch::randn({16, 512});
+  for (const at::Tensor& w : {lin->weight, loaded->weight, lin->weight.clone(), lin->weight.to(at::kDouble).to(at::kFloat),
+                              lin->weight.t().contiguous().t().contiguous(), torch::cat({lin->weight, loaded->weight})}) {
+    CHECK_FALSE(escaped(w));
+    const auto s0 = stats();
+    const at::Tensor* b = w.size(0) == 300 ? &lin->bias : nullptr;  // cat's weight is [600, 512]
+    for (int i = 0; i < 3; ++i) check(x, w, b);
+    CHECK(stats().packs == s0.packs + 1);
+    CHECK(stats().hits >= s0.hits + 1);
+  }
+  CHECK(torch::allclose(lin->weight, loaded->weight, 0, 0));
+  at::native::set_linear_prepack_keep_plain(old_plain);
 }
 
 TEST_CASE("linear prepack: memory the library does not own is never packed", "[linear_prepack]") {
@@ -211,25 +267,39 @@ TEST_CASE("linear prepack: threads share the cache", "[linear_prepack]") {
   for (double e : worst) CHECK(e < 1e-4);
 }
 
-TEST_CASE("linear prepack: off by default, so a pointer held across calls is always seen", "[linear_prepack]") {
+TEST_CASE("linear prepack: a pointer taken before packing and written after it is always seen", "[linear_prepack]") {
+  PackingOn on;
   torch::NoGradGuard no_grad;
   torch::manual_seed(5);
   auto w = torch::randn({256, 256}), x = torch::randn({8, 256});
   float* p = w.data_ptr<float>();  // taken once, written between the calls
   const auto s0 = stats();
   for (int i = 0; i < 4; ++i) {
+    check(x, w, nullptr);
     p[i * 257] = float(100 + i);
     check(x, w, nullptr);
   }
   CHECK(stats().packs == s0.packs);
   CHECK(stats().hits == s0.hits);
+  // Taken after the copy was made: the copy is not used from then on.
+  auto w2 = torch::randn({256, 256});
+  for (int i = 0; i < 2; ++i) check(x, w2, nullptr);
+  const auto s1 = stats();
+  CHECK(s1.packs == s0.packs + 1);
+  float* p2 = w2.data_ptr<float>();
+  for (int i = 0; i < 3; ++i) {
+    check(x, w2, nullptr);
+    p2[i * 300] = -3.5f;
+  }
+  check(x, w2, nullptr);
+  CHECK(stats().hits == s1.hits);
 }
 
 TEST_CASE("linear prepack: a plain row-major layout is declined unless kept, and both paths are right", "[linear_prepack]") {
   torch::NoGradGuard no_grad;
   torch::manual_seed(6);
   auto w = torch::randn({320, 256}), b = torch::randn({320}), x = torch::randn({48, 256});
-  at::native::set_linear_prepack_limit_mb(256);
+  const size_t old_mb = at::native::set_linear_prepack_limit_mb(256);
   const auto s0 = stats();
   for (int i = 0; i < 3; ++i) check(x, w, &b);  // declined where oneDNN's layout is plain: the plain path
   const auto s1 = stats();
@@ -239,7 +309,7 @@ TEST_CASE("linear prepack: a plain row-major layout is declined unless kept, and
   for (int i = 0; i < 3; ++i) check(x, w2, &b);  // kept whatever the layout
   CHECK(stats().packs == s1.packs + 1);
   at::native::set_linear_prepack_keep_plain(false);
-  at::native::set_linear_prepack_limit_mb(0);
+  at::native::set_linear_prepack_limit_mb(old_mb);
 }
 
 TEST_CASE("storage uid: drawn on first use, never 0, stable, distinct, one per storage under races", "[linear_prepack]") {

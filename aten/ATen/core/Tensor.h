@@ -115,13 +115,21 @@ class Tensor {
   uint32_t _version() const { return impl()->version(); }
 
   /// Raw pointer to the first element; `data_ptr<float>()` checks the dtype.
-  /// (The mutable pointers count as writes to the storage: Note [Storage write generation].)
-  void* data_ptr() const { note_write(); return impl()->data(); }
+  /// (A mutable pointer counts as a write to the storage and marks it escaped: Note [Storage write
+  /// generation].)
+  void* data_ptr() const { note_escape(); return impl()->data(); }
   const void* const_data_ptr() const { return impl()->data(); }
-  void* mutable_data_ptr() const { note_write(); return impl()->data(); }
-  template <typename T> T* data_ptr() const { note_write(); return const_cast<T*>(const_data_ptr<T>()); }
+  void* mutable_data_ptr() const { note_escape(); return impl()->data(); }
+  template <typename T> T* data_ptr() const { note_escape(); return const_cast<T*>(const_data_ptr<T>()); }
   template <typename T> const T* const_data_ptr() const;
   template <typename T> T* mutable_data_ptr() const { return data_ptr<T>(); }
+  /// Ember-internal: the mutable pointer for a kernel that writes within the op it runs and keeps
+  /// nothing; it counts as a write but not as an escape (Note [Storage write generation]).
+  void* _mutable_data_ptr_internal() const { note_write(); return impl()->data(); }
+  template <typename T> T* _mutable_data_ptr_internal() const {
+    note_write();
+    return const_cast<T*>(const_data_ptr<T>());
+  }
   /// The value of a one-element tensor.
   Scalar item() const;
   template <typename T> T item() const { return item().to<T>(); }
@@ -211,6 +219,9 @@ class Tensor {
   }
   void note_write() const {
     if (c10::StorageImpl* s = impl()->storage().unsafeGetStorageImpl()) s->note_write();
+  }
+  void note_escape() const {
+    if (c10::StorageImpl* s = impl()->storage().unsafeGetStorageImpl()) s->note_escape();
   }
   c10::intrusive_ptr<TensorImpl> impl_;
 };

@@ -38,7 +38,7 @@ inline Tensor long_index(const Tensor& index, const char* op) {
 /// Checks that every value of the contiguous int64 host tensor `idx` lies in [0, size). The CUDA
 /// kernels range-check on the device and call this on a host copy only to raise the same error.
 inline void check_range(const Tensor& idx, int64_t size, int64_t dim, const char* op) {
-  const int64_t* p = idx.data_ptr<int64_t>();
+  const int64_t* p = idx.const_data_ptr<int64_t>();
   for (int64_t i = 0, n = idx.numel(); i < n; ++i)
     EMBER_CHECK_T(IndexError, p[i] >= 0 && p[i] < size, "[", op, "] expected an index in [0, ", size, ") for dim ",
                   dim, "; got ", p[i]);
@@ -266,7 +266,7 @@ inline AdvancedPlan make_advanced_plan(const char* op, const Tensor& self, const
 /// Range check of one broadcast, contiguous int64 host index tensor `e` for dim `d` of self
 /// (negative indices count from the end).
 inline void check_advanced_range(const char* op, const Tensor& e, int64_t d, int64_t size) {
-  const int64_t* p = e.data_ptr<int64_t>();
+  const int64_t* p = e.const_data_ptr<int64_t>();
   for (int64_t b = 0, nb = e.numel(); b < nb; ++b)
     EMBER_CHECK_T(IndexError, p[b] >= -size && p[b] < size, "[", op, "] expected an index in [", -size, ", ", size,
                   ") for dim ", d, "; got ", p[b]);

@@ -461,10 +461,10 @@ void forward_impl(const Tensor& x_proj, const Tensor& bias, const Tensor& hh, co
   check_block(tanh_c, n, H, dt, "tanh_c");
   check_block(h, n, H, dt, "h");
   AT_DISPATCH_FLOATING_TYPES(dt, "lstm_cell_forward", [&] {
-    const scalar_t *xp = x_proj.data_ptr<scalar_t>(), *pp = hh.data_ptr<scalar_t>(), *cp = c_prev.data_ptr<scalar_t>();
-    const scalar_t* bp = bias.defined() ? bias.data_ptr<scalar_t>() : nullptr;
-    scalar_t *g = gates.data_ptr<scalar_t>(), *cc = c.data_ptr<scalar_t>(), *tc = tanh_c.data_ptr<scalar_t>(),
-             *hp = h.data_ptr<scalar_t>();
+    const scalar_t *xp = x_proj.const_data_ptr<scalar_t>(), *pp = hh.const_data_ptr<scalar_t>(), *cp = c_prev.const_data_ptr<scalar_t>();
+    const scalar_t* bp = bias.defined() ? bias.const_data_ptr<scalar_t>() : nullptr;
+    scalar_t *g = gates._mutable_data_ptr_internal<scalar_t>(), *cc = c._mutable_data_ptr_internal<scalar_t>(), *tc = tanh_c._mutable_data_ptr_internal<scalar_t>(),
+             *hp = h._mutable_data_ptr_internal<scalar_t>();
     over_rows(n, n * H, kForwardGrain, [&](int64_t r0, int64_t r1) {
       forward_pass(r0, r1, H, xp, bp, pp, cp, g, cc, tc, hp);
     });
@@ -483,9 +483,9 @@ void backward_impl(const Tensor& gates, const Tensor& c_prev, const Tensor& tanh
   check_block(dc, n, H, dt, "dc");
   check_block(d_gates, n, 4 * H, dt, "d_gates");
   AT_DISPATCH_FLOATING_TYPES(dt, "lstm_cell_backward", [&] {
-    const scalar_t *g = gates.data_ptr<scalar_t>(), *cp = c_prev.data_ptr<scalar_t>(), *tc = tanh_c.data_ptr<scalar_t>(),
-                   *dhp = dh.data_ptr<scalar_t>(), *dop = d_out.defined() ? d_out.data_ptr<scalar_t>() : nullptr;
-    scalar_t *dcp = dc.data_ptr<scalar_t>(), *d = d_gates.data_ptr<scalar_t>();
+    const scalar_t *g = gates.const_data_ptr<scalar_t>(), *cp = c_prev.const_data_ptr<scalar_t>(), *tc = tanh_c.const_data_ptr<scalar_t>(),
+                   *dhp = dh._mutable_data_ptr_internal<scalar_t>(), *dop = d_out.defined() ? d_out._mutable_data_ptr_internal<scalar_t>() : nullptr;
+    scalar_t *dcp = dc._mutable_data_ptr_internal<scalar_t>(), *d = d_gates._mutable_data_ptr_internal<scalar_t>();
     over_rows(n, n * H, kBackwardGrain,
               [&](int64_t r0, int64_t r1) { backward_rows<scalar_t>(r0, r1, H, g, cp, tc, dhp, dop, dcp, d); });
   });

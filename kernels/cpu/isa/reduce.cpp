@@ -145,7 +145,7 @@ void reduce_run(const Geom& g, const Tensor& input, const Op& op) {
     for (int64_t m = 0; m < M; ++m) op.write(m, op.init());
     return;
   }
-  const in_t* data = static_cast<const in_t*>(input.data_ptr());
+  const in_t* data = static_cast<const in_t*>(input.const_data_ptr());
   const int nt = at::in_parallel_region() ? 1 : at::get_num_threads();
   const bool par = nt > 1 && M * N >= kGrain;
   // A reduction split across threads has min(nt, ceil(work / grain)) parts: the result depends on
@@ -687,8 +687,8 @@ Tensor sum_like(const char* op, const Tensor& self, const std::vector<bool>& mas
   Tensor out = new_out(g, narrow ? kLong : out_dt);
   EMBER_DISPATCH_ALL(x.scalar_type(), op, [&] {
     using in_t = scalar_t;
-    if constexpr (kIsFloat<in_t>) reduce_run(g, x, OpT<in_t, double, in_t>(out.data_ptr<in_t>()));
-    else reduce_run(g, x, OpT<in_t, uint64_t, int64_t>(out.data_ptr<int64_t>()));
+    if constexpr (kIsFloat<in_t>) reduce_run(g, x, OpT<in_t, double, in_t>(out._mutable_data_ptr_internal<in_t>()));
+    else reduce_run(g, x, OpT<in_t, uint64_t, int64_t>(out._mutable_data_ptr_internal<int64_t>()));
   });
   if (narrow) out = out.to(out_dt);
   return shape_out(out, g, keepdim);
@@ -701,7 +701,7 @@ Tensor extreme(const char* op, const Tensor& self, const std::vector<bool>& mask
   EMBER_CHECK(g.N > 0 || g.M == 0, "[", op, "] expected a non-empty reduction: the reduced dims of input ", self.sizes(),
               " have zero elements and the reduction has no identity");
   Tensor out = new_out(g, self.scalar_type());
-  EMBER_DISPATCH_ALL(self.scalar_type(), op, [&] { reduce_run(g, self, ExtremeOp<scalar_t, IsMax>(out.data_ptr<scalar_t>())); });
+  EMBER_DISPATCH_ALL(self.scalar_type(), op, [&] { reduce_run(g, self, ExtremeOp<scalar_t, IsMax>(out._mutable_data_ptr_internal<scalar_t>())); });
   return shape_out(out, g, keepdim);
 }
 
@@ -715,7 +715,7 @@ std::tuple<Tensor, Tensor> arg_extreme(const char* op, const Tensor& self, const
   Tensor idx = new_out(g, kLong);
   Tensor vals = with_values ? new_out(g, self.scalar_type()) : Tensor();
   EMBER_DISPATCH_ALL(self.scalar_type(), op, [&] {
-    reduce_run(g, self, ArgOp<scalar_t, IsMax>(with_values ? vals.data_ptr<scalar_t>() : nullptr, idx.data_ptr<int64_t>()));
+    reduce_run(g, self, ArgOp<scalar_t, IsMax>(with_values ? vals._mutable_data_ptr_internal<scalar_t>() : nullptr, idx._mutable_data_ptr_internal<int64_t>()));
   });
   return {with_values ? shape_out(vals, g, keepdim) : vals, shape_out(idx, g, keepdim)};
 }
@@ -729,8 +729,8 @@ Tensor logical(const char* op, const Tensor& self, const std::vector<bool>& mask
   Tensor out = new_out(g, out_dt);
   EMBER_DISPATCH_ALL(self.scalar_type(), op, [&] {
     using in_t = scalar_t;
-    if (out_dt == kByte) reduce_run(g, self, LogicalOp<in_t, uint8_t, IsAll>(out.data_ptr<uint8_t>()));
-    else reduce_run(g, self, LogicalOp<in_t, bool, IsAll>(out.data_ptr<bool>()));
+    if (out_dt == kByte) reduce_run(g, self, LogicalOp<in_t, uint8_t, IsAll>(out._mutable_data_ptr_internal<uint8_t>()));
+    else reduce_run(g, self, LogicalOp<in_t, bool, IsAll>(out._mutable_data_ptr_internal<bool>()));
   });
   return shape_out(out, g, keepdim);
 }
@@ -805,7 +805,7 @@ Tensor moments_cpu(const char* op, const Tensor& self, OptionalIntArrayRef dim, 
   const Geom g = make_geom(self, dim_mask(op, self.dim(), dim), false);
   Tensor out = new_out(g, self.scalar_type());
   EMBER_DISPATCH_ALL_FLOATING(self.scalar_type(), op, [&] {
-    reduce_run(g, self, VarOp<scalar_t>(out.data_ptr<scalar_t>(), c, take_sqrt));
+    reduce_run(g, self, VarOp<scalar_t>(out._mutable_data_ptr_internal<scalar_t>(), c, take_sqrt));
   });
   return shape_out(out, g, keepdim);
 }
@@ -828,7 +828,7 @@ Tensor norm_cpu(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef 
   Tensor out = new_out(g, self.scalar_type());
   EMBER_DISPATCH_ALL_FLOATING(self.scalar_type(), "norm", [&] {
     using in_t = scalar_t;
-    in_t* o = out.data_ptr<in_t>();
+    in_t* o = out._mutable_data_ptr_internal<in_t>();
     if (pv == 0) reduce_run(g, self, NormOp<in_t, NormKind::Zero>(o, pv));
     else if (pv == 1) reduce_run(g, self, NormOp<in_t, NormKind::One>(o, pv));
     else if (pv == 2) reduce_run(g, self, NormOp<in_t, NormKind::Two>(o, pv));
@@ -845,7 +845,7 @@ Tensor logsumexp_cpu(const Tensor& self, IntArrayRef dim, bool keepdim) {
   Tensor x = isFloatingType(self.scalar_type()) ? self : self.to(kFloat);
   const Geom g = make_geom(x, dim_mask("logsumexp", x.dim(), dim), false);
   Tensor out = new_out(g, x.scalar_type());
-  EMBER_DISPATCH_ALL_FLOATING(x.scalar_type(), "logsumexp", [&] { reduce_run(g, x, LseOp<scalar_t>(out.data_ptr<scalar_t>())); });
+  EMBER_DISPATCH_ALL_FLOATING(x.scalar_type(), "logsumexp", [&] { reduce_run(g, x, LseOp<scalar_t>(out._mutable_data_ptr_internal<scalar_t>())); });
   return shape_out(out, g, keepdim);
 }
 
@@ -905,7 +905,7 @@ Tensor scan(const char* op, const Tensor& self, int64_t dim, std::optional<Scala
   if (x.numel() == 0) return out;
   const reduce::Lines lines = reduce::lines_along(x, d);
   const int64_t outer = lines.outer, L = lines.L, inner = lines.inner;
-  EMBER_DISPATCH_ALL(out_dt, op, [&] { scan_loop<scalar_t, IsProd>(x.data_ptr<scalar_t>(), out.data_ptr<scalar_t>(), outer, L, inner); });
+  EMBER_DISPATCH_ALL(out_dt, op, [&] { scan_loop<scalar_t, IsProd>(x._mutable_data_ptr_internal<scalar_t>(), out._mutable_data_ptr_internal<scalar_t>(), outer, L, inner); });
   return out;
 }
 }  // namespace
