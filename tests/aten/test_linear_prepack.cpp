@@ -45,9 +45,9 @@ void check(const at::Tensor& x, const at::Tensor& w, const at::Tensor* b) {
 
 at::native::LinearPrepackStats stats() { return at::native::linear_prepack_stats(); }
 
-// Packing is on by default (Note [Prepacked linear weights]); the cases below make sure of it, and
-// keep a copy even where oneDNN's layout is plain row-major (an AVX2 CPU), so that the bookkeeping
-// is tested on every CPU.
+// Packing is off by default (Note [Prepacked linear weights] says why); the cases below turn it on,
+// and keep a copy even where oneDNN's layout is plain row-major (an AVX2 CPU), so that the
+// bookkeeping is tested on every CPU.
 struct PackingOn {
   size_t old_mb;
   bool old_plain;
@@ -155,8 +155,8 @@ TEST_CASE("linear prepack: every way of writing the weight shows in the next cal
 
 // The library's own code (factories, nn init, printing, save and load, copies, item) hands no
 // pointer out, so a weight it made stays packable; the public accessors' pointers are the escape.
-TEST_CASE("linear prepack: on by default for a weight the library made, loaded, copied and printed", "[linear_prepack]") {
-  const bool old_plain = at::native::set_linear_prepack_keep_plain(true);  // the default limit
+TEST_CASE("linear prepack: a weight the library made, loaded, copied and printed stays packable", "[linear_prepack]") {
+  PackingOn on;
   torch::NoGradGuard no_grad;
   torch::manual_seed(7);
   torch::nn::Linear lin(512, 300);
@@ -178,6 +178,15 @@ TEST_CASE("linear prepack: on by default for a weight the library made, loaded, 
     CHECK(stats().hits >= s0.hits + 1);
   }
   CHECK(torch::allclose(lin->weight, loaded->weight, 0, 0));
+}
+
+TEST_CASE("linear prepack: off by default", "[linear_prepack]") {
+  torch::NoGradGuard no_grad;
+  const bool old_plain = at::native::set_linear_prepack_keep_plain(true);
+  auto w = torch::randn({256, 512}), x = torch::randn({16, 512});
+  const auto s0 = stats();
+  for (int i = 0; i < 3; ++i) check(x, w, nullptr);
+  CHECK(stats().packs == s0.packs);
   at::native::set_linear_prepack_keep_plain(old_plain);
 }
 
