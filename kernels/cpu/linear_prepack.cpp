@@ -47,9 +47,13 @@ namespace at::native {
 // oneDNN's matmul asks for a blocked weight and copies are kept) it took the linear at batch 64,
 // 1024 -> 1024, from 1.32 to 1.19 ms at 1 thread and 0.71-0.78 to 0.60-0.64 ms at 2, but raised the
 // MNIST main job's peak resident memory from 503-551 MiB to 578-602 MiB (1.01x libtorch's, against
-// the <= 1.0 target), though its one packed weight is 0.8 MB: reproducible with `--limit 5`, gone
-// with EMBER_CPU_CACHE_MB=0, so something in how the packed path's allocations meet the large-block
-// cache (Note [Large CPU block cache]); not found yet.
+// the <= 1.0 target), though its one packed weight is 0.8 MB. The cause is glibc's dynamic mmap
+// threshold: freeing a mapped chunk raises it to that chunk's size, and blocks below it then come
+// from the heap, which keeps freed memory resident; packing frees larger chunks (oneDNN's reorder),
+// so the threshold ends higher. With MALLOC_MMAP_THRESHOLD_=131072 (pinned) the job peaks at 447 MiB
+// either way, but takes twice as long (29 s against 15): its speed rests on that heap reuse, which
+// the large-block cache (Note [Large CPU block cache]) does not replace yet. Until it does, packing
+// stays opt-in.
 // A copy is kept only when oneDNN asks for a blocked layout: where its matmul reads the weight as a
 // plain matrix (the AVX2 build of oneDNN 2.6 picks [k, n] row-major, "ab"), the copy is a mere
 // transpose and its matmul was slower than the plain path's sgemm: on a Zen 3, batch 64, 1024 ->
