@@ -9,6 +9,12 @@
 #include <map>
 #include <mutex>
 #include <vector>
+#include <algorithm>
+#include <cerrno>
+#include <utility>
+#if defined(__unix__)
+#include <sys/mman.h>
+#endif
 #include <iterator>
 
 namespace c10 {
@@ -30,34 +36,43 @@ constexpr size_t kSmallBlock = 512;
 constexpr size_t kMallocAlignment = alignof(std::max_align_t);
 
 // Note [Large CPU block cache]
-// A large block is mapped by glibc on allocation and unmapped on free (above its mmap threshold,
-// and always above 32 MiB), so every op writing a fresh large output takes a page fault per
-// 4 KiB page, each clearing its page: for a 16M-float add (a 64 MiB output) that cost as much as
-// the op's own memory traffic. Blocks of kLargeBlock bytes or more therefore go, when their last
-// reference goes, to a cache of free blocks that the next large allocation of about the same size
-// (up to 1/8 larger) takes instead of mapping fresh pages. The cache is bounded (256 MiB, or
-// EMBER_CPU_CACHE_MB; 0 turns it off): a block that would pass the bound is returned to the system
-// at once; and a large allocation the cache cannot serve first returns as many cached bytes as it
-// asks for, so cached memory never adds to the peak (the main job's peak RSS: 469 MiB without the
-// cache, 614 MiB with a cache that only evicted at its bound). Each block carries its capacity in
-// a 64-byte header before the data.
-// Of the cached blocks that fit a request, the one freed last is taken. The cache was first a
-// multimap searched with lower_bound, which among blocks of one capacity takes the one freed
-// *first*: with several same-sized blocks cached (a training step leaves them), a loop that frees
-// and reallocates its output went round all of them, and its working set outgrew the L3. The
-// batch_norm evaluation benchmark (x and the output, 6.4 MB each: 12.8 MB that fit in a 32 MiB
-// L3) took 0.27-0.30 ms at 1 thread on its own and 0.46-0.74 ms after the training benchmark.
-// Transparent huge pages (MADV_HUGEPAGE) were tried too: faster in steady state, but where memory
-// is fragmented the first faults of a process stalled in compaction (a 64 MiB output took 180-440
-// ms once), so they are not used. Sanitizer builds keep plain malloc/free so that a use after free
-// is still caught.
-// The threshold was 4 MiB; blocks between glibc's mmap threshold (128 KiB at start) and that were
-// still mapped or grown with brk on allocation and given back on free: the conv2d fwd+bwd
-// benchmark at the MNIST CNN's second layer (outputs of 0.8-1.6 MiB) made one brk per iteration,
-// 56k page faults in a 1 s run against libtorch's 22k, 10% of its time in the kernel. From 256 KiB
-// on: 5k faults, and 5% off that case's time at 1 thread.
+// Blocks of kLargeBlock bytes or more are mapped by Ember itself (mmap), kept when their last
+// reference goes in a cache of free blocks, and handed to the next large request that fits
+// (capacity in [n, n + n/8]); a block is unmapped only when the cache lets it go. Why each part:
+// - Caching: a fresh mapping takes a page fault per 4 KiB page, each clearing its page: for a
+//   16M-float add (a 64 MiB output) that cost as much as the op's own memory traffic, and for the
+//   conv2d fwd+bwd benchmark at the MNIST CNN's second layer (outputs of 0.8-1.6 MiB, when the
+//   threshold was 4 MiB) it was 56k faults in a 1 s run against libtorch's 22k, 10% of the time.
+// - Mapping directly rather than through malloc: what glibc does with a freed block depends on its
+//   dynamic mmap threshold (freeing a mapped chunk raises it, so later blocks come from the heap
+//   and stay resident in it). The main job's peak RSS moved by 10-15% with unrelated changes
+//   (packing one 0.8 MB weight raised it from 503-551 to 578-602 MiB); with mmap it is what the
+//   cache decides.
+// - Which block: the smallest capacity that fits, and of equal ones the one freed last (its lines
+//   are the likeliest still in the caches). The cache was once searched so that among blocks of
+//   one capacity the one freed *first* came back: a loop freeing and reallocating its output went
+//   round all of them and its working set outgrew the L3 (the batch_norm evaluation benchmark:
+//   0.27-0.30 ms alone, 0.46-0.74 ms after the training benchmark).
+// - When a request misses, the cache gives back its oldest blocks until the footprint (live plus
+//   cached large blocks, plus the new block) is within the peak of live large bytes seen so far
+//   plus a slack of max(32 MiB, peak / 8). The slack is what a training step needs: its frees
+//   and allocations do not pair up size for size, so serving a step from the cache takes a little
+//   more than its live peak. The rule this replaced gave back n cached bytes on every miss (the
+//   footprint never passed the live peak): in the main job each miss then evicted blocks that the
+//   same step asked for later, and 18.9k of its 35.8k large allocations in an epoch missed (28 GB
+//   of fresh pages had they been mapped; malloc's heap hid that). Replayed from a trace of the
+//   epoch, the slack brings the misses to 106 (1.5 GB, mostly the test pass's 47 MiB blocks) for a
+//   footprint peak of 453 MiB against 403 of live blocks; without any eviction on miss, 62 misses
+//   and 545 MiB (blocks of the finished training phase stay).
+// - The cache holds at most 256 MiB (EMBER_CPU_CACHE_MB; 0 turns it off and large blocks then come
+//   from malloc); a block that would pass the bound is unmapped at once.
+// Each block carries its capacity in a 64-byte header at the start of its mapping. Transparent
+// huge pages (MADV_HUGEPAGE) were tried: faster in steady state, but where memory is fragmented
+// the first faults of a process stalled in compaction (a 64 MiB output took 180-440 ms once), so
+// they are not used. Sanitizer builds keep plain malloc/free so that a use after free is caught.
 constexpr size_t kLargeBlock = size_t{256} << 10;  // 256 KiB
 constexpr size_t kLargeGranule = size_t{64} << 10;
+constexpr size_t kMinSlack = size_t{32} << 20;
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define EMBER_CPU_BLOCK_CACHE 0
@@ -66,10 +81,14 @@ constexpr size_t kLargeGranule = size_t{64} << 10;
 #define EMBER_CPU_BLOCK_CACHE 0
 #endif
 #endif
+#if !defined(EMBER_CPU_BLOCK_CACHE) && !defined(__unix__)
+#define EMBER_CPU_BLOCK_CACHE 0
+#endif
 #ifndef EMBER_CPU_BLOCK_CACHE
 #define EMBER_CPU_BLOCK_CACHE 1
 #endif
 
+#if EMBER_CPU_BLOCK_CACHE
 struct LargeHeader {
   size_t capacity;  // usable bytes after the header
 };
@@ -83,45 +102,61 @@ class LargeBlockCache {
     static LargeBlockCache* c = new LargeBlockCache();
     return *c;
   }
-  /// A cached block whose capacity is in [n, n + n / 8], or null — and then, before the caller
-  /// maps n fresh bytes, cached blocks of at least n bytes in all are returned to the system, so
-  /// that live plus cached memory grows only while the cache is empty: the process's footprint
-  /// stays within its peak of live blocks.
-  void* take(size_t n) {
-    if (limit_ == 0) return nullptr;
-    std::vector<void*> release;
+  bool enabled() const { return limit_ != 0; }
+
+  /// A block of at least n usable bytes, 64-byte aligned: from the cache or freshly mapped.
+  /// Returns the mapping's base (the header); the data starts kAlignment bytes in.
+  void* allocate(size_t n) {
+    EMBER_CHECK(n <= (size_t{1} << 60), "[CPUAllocator] out of memory: cannot allocate ", n, " bytes");
+    const size_t capacity = round_up(n + kAlignment, kLargeGranule) - kAlignment;
+    std::vector<std::pair<void*, size_t>> release;
     {
       std::lock_guard<std::mutex> g(mu_);
-      // Of the blocks that fit, the one freed last: its lines are the likeliest still in the caches.
-      auto best = free_.end();
-      for (auto it = free_.lower_bound(n); it != free_.end() && it->first <= n + n / 8; ++it)
-        if (best == free_.end() || it->second.stamp > best->second.stamp) best = it;
-      if (best != free_.end()) {
-        void* base = best->second.base;
-        cached_ -= best->first;
-        free_.erase(best);
+      auto it = free_.lower_bound(capacity);
+      if (it != free_.end() && it->first <= capacity + capacity / 8) {
+        auto newest = std::prev(free_.upper_bound(it->first));  // equal keys keep insertion order
+        void* base = newest->second.base;
+        live_ += newest->first;
+        cached_ -= newest->first;
+        by_age_.erase(newest->second.stamp);
+        free_.erase(newest);
         return base;
       }
-      size_t freed = 0;
-      while (freed < n && !free_.empty()) {
-        auto victim = std::prev(free_.end());  // the largest
-        freed += victim->first;
+      live_ += capacity;
+      peak_live_ = std::max(peak_live_, live_);
+      const size_t bound = peak_live_ + std::max(kMinSlack, peak_live_ / 8);
+      while (!by_age_.empty() && live_ + cached_ > bound) {  // oldest first
+        auto victim = by_age_.begin()->second;
+        release.emplace_back(victim->second.base, victim->first);
         cached_ -= victim->first;
-        release.push_back(victim->second.base);
+        by_age_.erase(by_age_.begin());
         free_.erase(victim);
       }
     }
-    for (void* b : release) std::free(b);
-    return nullptr;
+    for (auto& [base, cap] : release) unmap(base, cap);
+    void* base = ::mmap(nullptr, capacity + kAlignment, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) {
+      std::lock_guard<std::mutex> g(mu_);
+      live_ -= capacity;
+      EMBER_CHECK(false, "[CPUAllocator] out of memory: failed to map ", n, " bytes (", std::strerror(errno), ")");
+    }
+    static_cast<LargeHeader*>(base)->capacity = capacity;
+    return base;
   }
-  /// Keeps a free block when it fits under the bound; false when the caller must free it.
-  bool give(void* base, size_t capacity) {
-    if (limit_ == 0) return false;
-    std::lock_guard<std::mutex> g(mu_);
-    if (cached_ + capacity > limit_) return false;
-    free_.emplace(capacity, Entry{base, ++stamp_});
-    cached_ += capacity;
-    return true;
+
+  void release(void* base) {
+    const size_t capacity = static_cast<const LargeHeader*>(base)->capacity;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      live_ -= capacity;
+      if (cached_ + capacity <= limit_) {
+        auto it = free_.emplace(capacity, Entry{base, ++stamp_});
+        by_age_.emplace(stamp_, it);
+        cached_ += capacity;
+        return;
+      }
+    }
+    unmap(base, capacity);
   }
 
  private:
@@ -133,21 +168,26 @@ class LargeBlockCache {
       if (end && *end == '\0') limit_ = static_cast<size_t>(mb) << 20;
     }
   }
+  static size_t round_up(size_t n, size_t g) { return (n + g - 1) & ~(g - 1); }
+  static void unmap(void* base, size_t capacity) { ::munmap(base, capacity + kAlignment); }
+
   struct Entry {
     void* base;
-    uint64_t stamp;  // when it was freed (a count of gives): take() prefers the newest
+    uint64_t stamp;  // when it was freed (a count of frees)
   };
+  using FreeMap = std::multimap<size_t, Entry>;  // capacity -> block
   std::mutex mu_;
-  std::multimap<size_t, Entry> free_;  // capacity -> block
+  FreeMap free_;
+  std::map<uint64_t, FreeMap::iterator> by_age_;  // stamp -> entry: eviction order
   uint64_t stamp_ = 0;
-  size_t cached_ = 0;
+  size_t cached_ = 0;     // bytes of free blocks held
+  size_t live_ = 0;       // bytes of large blocks handed out and not yet freed
+  size_t peak_live_ = 0;  // the most live_ has been
   size_t limit_ = size_t{256} << 20;
 };
 
-void large_free(void* base) {
-  const size_t capacity = static_cast<const LargeHeader*>(base)->capacity;
-  if (!LargeBlockCache::get().give(base, capacity)) std::free(base);
-}
+void large_free(void* base) { LargeBlockCache::get().release(base); }
+#endif
 
 struct CPUAllocator final : Allocator {
   DataPtr allocate(size_t nbytes) override {
@@ -159,14 +199,8 @@ struct CPUAllocator final : Allocator {
       return DataPtr(reinterpret_cast<void*>(a), raw, &cpu_free, Device(DeviceType::CPU));
     }
 #if EMBER_CPU_BLOCK_CACHE
-    if (nbytes >= kLargeBlock) {  // Note [Large CPU block cache]
-      void* base = LargeBlockCache::get().take(nbytes);
-      if (!base) {
-        const size_t capacity = (nbytes + kLargeGranule - 1) & ~(kLargeGranule - 1);
-        base = std::aligned_alloc(kAlignment, capacity + kAlignment);
-        EMBER_CHECK(base != nullptr, "[CPUAllocator] out of memory: failed to allocate ", nbytes, " bytes");
-        static_cast<LargeHeader*>(base)->capacity = capacity;
-      }
+    if (nbytes >= kLargeBlock && LargeBlockCache::get().enabled()) {  // Note [Large CPU block cache]
+      void* base = LargeBlockCache::get().allocate(nbytes);
       return DataPtr(static_cast<char*>(base) + kAlignment, base, &large_free, Device(DeviceType::CPU));
     }
 #endif
