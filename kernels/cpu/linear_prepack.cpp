@@ -33,7 +33,7 @@ namespace at::native {
 //   - a weight is packed on its second sighting with the same generation, so a weight seen once
 //     costs nothing but a lookup;
 //   - the packed copies are bounded (EMBER_LINEAR_PREPACK_MB megabytes, or
-//     set_linear_prepack_limit_mb; 0, the default, turns packing off), least recently used first
+//     set_linear_prepack_limit_mb; default 256, 0 turns packing off), least recently used first
 //     out, and a weight's copy goes when its storage is freed (the storage's release hook), so no
 //     memory outlives the weights;
 //   - a weight whose storage ever handed a mutable pointer out through the public accessors
@@ -43,17 +43,15 @@ namespace at::native {
 //     Tensor::_mutable_data_ptr_internal, which do not count as an escape (Note [Storage write
 //     generation]), so a weight made, initialised, loaded, copied and printed by the library stays
 //     packable (tests/aten/test_linear_prepack.cpp).
-// Packing is still off by default, now for memory rather than safety: on a Zen 4 (AVX-512, where
-// oneDNN's matmul asks for a blocked weight and copies are kept) it took the linear at batch 64,
-// 1024 -> 1024, from 1.32 to 1.19 ms at 1 thread and 0.71-0.78 to 0.60-0.64 ms at 2, but raised the
-// MNIST main job's peak resident memory from 503-551 MiB to 578-602 MiB (1.01x libtorch's, against
-// the <= 1.0 target), though its one packed weight is 0.8 MB. The cause is glibc's dynamic mmap
-// threshold: freeing a mapped chunk raises it to that chunk's size, and blocks below it then come
-// from the heap, which keeps freed memory resident; packing frees larger chunks (oneDNN's reorder),
-// so the threshold ends higher. With MALLOC_MMAP_THRESHOLD_=131072 (pinned) the job peaks at 447 MiB
-// either way, but takes twice as long (29 s against 15): its speed rests on that heap reuse, which
-// the large-block cache (Note [Large CPU block cache]) does not replace yet. Until it does, packing
-// stays opt-in.
+// Packing is on by default (256 MiB of copies). It was held back for a while for memory: on a Zen
+// 4 (AVX-512, where oneDNN's matmul asks for a blocked weight and copies are kept) it took the
+// linear at batch 64, 1024 -> 1024, from 1.32 to 1.19 ms at 1 thread and 0.71-0.78 to 0.60-0.64 ms
+// at 2, but raised the MNIST main job's peak resident memory from 503-551 MiB to 578-602 MiB,
+// though its one packed weight is 0.8 MB. The cause was glibc's dynamic mmap threshold (freeing a
+// mapped chunk raises it; blocks below it then come from the heap, which keeps freed memory
+// resident; packing frees larger chunks, oneDNN's reorder): large blocks were malloc'ed then. Since
+// the large-block cache maps its blocks itself (Note [Large CPU block cache]) the job peaks at 512
+// MiB with packing on or off.
 // A copy is kept only when oneDNN asks for a blocked layout: where its matmul reads the weight as a
 // plain matrix (the AVX2 build of oneDNN 2.6 picks [k, n] row-major, "ab"), the copy is a mere
 // transpose and its matmul was slower than the plain path's sgemm: on a Zen 3, batch 64, 1024 ->
@@ -64,7 +62,7 @@ namespace at::native {
 namespace {
 
 constexpr int64_t kMinWeightElems = 1 << 16;
-constexpr size_t kDefaultLimitMb = 0;  // off: see above
+constexpr size_t kDefaultLimitMb = 256;
 std::atomic<bool> g_keep_plain{false};  // set_linear_prepack_keep_plain
 constexpr size_t kPrimsPerWeight = 4;
 constexpr size_t kMaxSightings = 4096;

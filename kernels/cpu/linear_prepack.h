@@ -21,8 +21,8 @@ struct LinearPrepackStats {
 };
 /// The cache's counters (for tests and diagnostics).
 TORCH_API LinearPrepackStats linear_prepack_stats();
-/// Bounds the packed copies to `mb` megabytes (0: packing off, the default unless
-/// EMBER_LINEAR_PREPACK_MB is set; Note [Prepacked linear weights]). Returns the old bound.
+/// Bounds the packed copies to `mb` megabytes (0: packing off; the default is 256, or
+/// EMBER_LINEAR_PREPACK_MB where set; Note [Prepacked linear weights]). Returns the old bound.
 TORCH_API size_t set_linear_prepack_limit_mb(size_t mb);
 /// For tests: also keep a copy when oneDNN asks for a plain row-major weight, which is declined
 /// otherwise (Note [Prepacked linear weights]: it is slower than the plain path), so that the

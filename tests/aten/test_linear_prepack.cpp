@@ -8,6 +8,7 @@
 #include "../../kernels/cpu/linear_prepack.h"
 #include "ops/reference_matmul.h"
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -45,8 +46,7 @@ void check(const at::Tensor& x, const at::Tensor& w, const at::Tensor* b) {
 
 at::native::LinearPrepackStats stats() { return at::native::linear_prepack_stats(); }
 
-// Packing is off by default (Note [Prepacked linear weights] says why); the cases below turn it on,
-// and keep a copy even where oneDNN's layout is plain row-major (an AVX2 CPU), so that the
+// The cases below make sure packing is on whatever EMBER_LINEAR_PREPACK_MB says, and keep a copy even where oneDNN's layout is plain row-major (an AVX2 CPU), so that the
 // bookkeeping is tested on every CPU.
 struct PackingOn {
   size_t old_mb;
@@ -180,13 +180,22 @@ TEST_CASE("linear prepack: a weight the library made, loaded, copied and printed
   CHECK(torch::allclose(lin->weight, loaded->weight, 0, 0));
 }
 
-TEST_CASE("linear prepack: off by default", "[linear_prepack]") {
+TEST_CASE("linear prepack: on by default, off at 0 MiB", "[linear_prepack]") {
   torch::NoGradGuard no_grad;
   const bool old_plain = at::native::set_linear_prepack_keep_plain(true);
+  const char* env = std::getenv("EMBER_LINEAR_PREPACK_MB");
+  const size_t mb = at::native::set_linear_prepack_limit_mb(0);  // reads back the bound in force
+  CHECK(mb == (env && *env ? std::strtoull(env, nullptr, 10) : 256));
   auto w = torch::randn({256, 512}), x = torch::randn({16, 512});
-  const auto s0 = stats();
+  auto s0 = stats();
   for (int i = 0; i < 3; ++i) check(x, w, nullptr);
-  CHECK(stats().packs == s0.packs);
+  CHECK(stats().packs == s0.packs);  // off
+  at::native::set_linear_prepack_limit_mb(mb);
+  if (mb > 0) {
+    s0 = stats();
+    for (int i = 0; i < 3; ++i) check(x, w, nullptr);
+    CHECK(stats().packs == s0.packs + 1);
+  }
   at::native::set_linear_prepack_keep_plain(old_plain);
 }
 
