@@ -332,8 +332,8 @@ void stats_entry(const Tensor& input, std::vector<double>& mean, std::vector<dou
   mean.assign(static_cast<size_t>(L.C), 0.0);
   var.assign(static_cast<size_t>(L.C), 0.0);
   AT_DISPATCH_FLOATING_TYPES(input.scalar_type(), "batch_norm_stats", [&] {
-    if (rows_of_channels(input)) stats_cl(input._mutable_data_ptr_internal<scalar_t>(), L.N * L.S, L.C, mean.data(), var.data());
-    else stats_impl(input._mutable_data_ptr_internal<scalar_t>(), L, task_grain(input, L.C), mean.data(), var.data());
+    if (rows_of_channels(input)) stats_cl(input.const_data_ptr<scalar_t>(), L.N * L.S, L.C, mean.data(), var.data());
+    else stats_impl(input.const_data_ptr<scalar_t>(), L, task_grain(input, L.C), mean.data(), var.data());
   });
 }
 
@@ -343,9 +343,9 @@ Tensor apply_entry(const Tensor& input, const Tensor& scale, const Tensor& shift
   const Tensor sc = scale.contiguous(), sh = shift.contiguous();
   AT_DISPATCH_FLOATING_TYPES(input.scalar_type(), "batch_norm_apply", [&] {
     if (rows_of_channels(input))
-      return apply_cl(input._mutable_data_ptr_internal<scalar_t>(), sc._mutable_data_ptr_internal<scalar_t>(), sh._mutable_data_ptr_internal<scalar_t>(), L.N * L.S, L.C,
+      return apply_cl(input.const_data_ptr<scalar_t>(), sc.const_data_ptr<scalar_t>(), sh.const_data_ptr<scalar_t>(), L.N * L.S, L.C,
                       out._mutable_data_ptr_internal<scalar_t>());
-    apply_impl(input._mutable_data_ptr_internal<scalar_t>(), sc._mutable_data_ptr_internal<scalar_t>(), sh._mutable_data_ptr_internal<scalar_t>(), L,
+    apply_impl(input.const_data_ptr<scalar_t>(), sc.const_data_ptr<scalar_t>(), sh.const_data_ptr<scalar_t>(), L,
                task_grain(input, L.N * L.C), out._mutable_data_ptr_internal<scalar_t>());
   });
   return out;
@@ -364,12 +364,12 @@ std::tuple<Tensor, Tensor, Tensor> backward_entry(const Tensor& grad, const Tens
   const Tensor w_t = weight.defined() ? weight.contiguous() : Tensor();
   AT_DISPATCH_FLOATING_TYPES(input.scalar_type(), "batch_norm_backward", [&] {
     if (cl)
-      return backward_cl(dy._mutable_data_ptr_internal<scalar_t>(), input._mutable_data_ptr_internal<scalar_t>(), m_t._mutable_data_ptr_internal<scalar_t>(),
-                         i_t._mutable_data_ptr_internal<scalar_t>(), w_t.defined() ? w_t._mutable_data_ptr_internal<scalar_t>() : nullptr, L.N * L.S, L.C,
+      return backward_cl(dy.const_data_ptr<scalar_t>(), input.const_data_ptr<scalar_t>(), m_t.const_data_ptr<scalar_t>(),
+                         i_t.const_data_ptr<scalar_t>(), w_t.defined() ? w_t.const_data_ptr<scalar_t>() : nullptr, L.N * L.S, L.C,
                          grad_input.defined() ? grad_input._mutable_data_ptr_internal<scalar_t>() : nullptr, grad_weight._mutable_data_ptr_internal<scalar_t>(),
                          grad_bias._mutable_data_ptr_internal<scalar_t>());
-    backward_impl(dy._mutable_data_ptr_internal<scalar_t>(), input._mutable_data_ptr_internal<scalar_t>(), m_t._mutable_data_ptr_internal<scalar_t>(),
-                  i_t._mutable_data_ptr_internal<scalar_t>(), w_t.defined() ? w_t._mutable_data_ptr_internal<scalar_t>() : nullptr, L,
+    backward_impl(dy.const_data_ptr<scalar_t>(), input.const_data_ptr<scalar_t>(), m_t.const_data_ptr<scalar_t>(),
+                  i_t.const_data_ptr<scalar_t>(), w_t.defined() ? w_t.const_data_ptr<scalar_t>() : nullptr, L,
                   task_grain(input, L.C), grad_input.defined() ? grad_input._mutable_data_ptr_internal<scalar_t>() : nullptr,
                   grad_weight._mutable_data_ptr_internal<scalar_t>(), grad_bias._mutable_data_ptr_internal<scalar_t>());
   });
