@@ -612,3 +612,34 @@ TEST_CASE("batch_norm on channels-last inputs: libtorch's layouts, the float64 r
     CHECK(y1.equal(y2));
   }
 }
+
+TEST_CASE("batch_norm channels-last backward sums in float: within their bound at many rows", "[batch_norm][channels_last]") {
+  // The backward's per-channel sums of a float input go through float partials of a few rows
+  // (kernels/cpu/isa/batch_norm.cpp, backward_cl): each term sees about 10 float roundings at most,
+  // for any number of rows. 9216 rows, 70 channels (a chunk of 64 and a partial one), an offset
+  // mean, and the grad's mean far from 0 in half the channels, so sum(dy) is large against its terms.
+  torch::manual_seed(5);
+  const at::Tensor x = (torch::randn({4, 70, 48, 48}) * 2 + 5).contiguous(at::MemoryFormat::ChannelsLast);
+  at::Tensor gy = torch::randn({4, 70, 48, 48});
+  gy.narrow(1, 0, 35).add_(3.0);
+  gy = gy.contiguous(at::MemoryFormat::ChannelsLast);
+  const at::Tensor w = torch::randn({70}), b = torch::randn({70});
+  at::Tensor l = x.detach().requires_grad_(true), wl = w.detach().requires_grad_(true), bl = b.detach().requires_grad_(true);
+  at::batch_norm(l, wl, bl, {}, {}, true, 0.1, 1e-5, false).backward(gy);
+  // float64 reference, and the bound's scale sum|term| per channel.
+  const std::vector<int64_t> dims{0, 2, 3};
+  const at::Tensor xd = x.to(at::kDouble), gd = gy.to(at::kDouble), wd = w.to(at::kDouble);
+  const at::Tensor mean = xd.mean(dims, true), inv = ((xd - mean).pow(2).mean(dims, true) + 1e-5).rsqrt();
+  const at::Tensor xhat = (xd - mean) * inv;
+  const at::Tensor gb_ref = gd.sum(dims), gw_ref = (gd * xhat).sum(dims);
+  const at::Tensor gb_scale = gd.abs().sum(dims), gw_scale = (gd * xhat).abs().sum(dims);
+  const double u = std::ldexp(1.0, -24);
+  const at::Tensor gb_err = (bl.grad().to(at::kDouble) - gb_ref).abs(), gw_err = (wl.grad().to(at::kDouble) - gw_ref).abs();
+  // 12 u: the sums' ~10 roundings, the float result's own rounding, and the saved mean and invstd
+  // being float (their rounding moves each term by about u |term|).
+  CHECK((gb_err <= gb_scale * 12 * u).all().item<bool>());
+  CHECK((gw_err <= gw_scale * 12 * u + gw_ref.abs() * 4 * u).all().item<bool>());
+  const at::Tensor gx_ref = wd.view({1, 70, 1, 1}) * inv * (gd - gd.mean(dims, true) - xhat * (gd * xhat).mean(dims, true));
+  CHECK(max_rel_err(l.grad(), gx_ref) <= 2e-4);
+  CHECK(l.grad().is_contiguous(at::MemoryFormat::ChannelsLast));
+}
