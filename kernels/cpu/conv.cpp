@@ -456,17 +456,17 @@ void via_contiguous(Tensor& out, F loops) {
 
 void run_forward(const ConvGeometry& g, const Tensor& src, const Tensor& w, const Tensor& b, Tensor& dst, bool cl) {
   if (src.scalar_type() == kFloat) {
-    std::unordered_map<int, void*> bufs{{DNNL_ARG_SRC, src._mutable_data_ptr_internal()}, {DNNL_ARG_WEIGHTS, w._mutable_data_ptr_internal()}, {DNNL_ARG_DST, dst._mutable_data_ptr_internal()}};
-    if (b.defined()) bufs.emplace(DNNL_ARG_BIAS, b._mutable_data_ptr_internal());
+    std::unordered_map<int, void*> bufs{{DNNL_ARG_SRC, const_cast<void*>(src.const_data_ptr())}, {DNNL_ARG_WEIGHTS, const_cast<void*>(w.const_data_ptr())}, {DNNL_ARG_DST, dst._mutable_data_ptr_internal()}};
+    if (b.defined()) bufs.emplace(DNNL_ARG_BIAS, const_cast<void*>(b.const_data_ptr()));
     if (dnnl_conv(Pass::forward, g, bufs, b.defined(), cl)) return;
   }
   const Tensor s = src.contiguous(), wc = w.contiguous();
   via_contiguous(dst, [&](Tensor& out) {
     if (s.scalar_type() == kFloat)
-      forward_loop<float>(g, s._mutable_data_ptr_internal<float>(), wc._mutable_data_ptr_internal<float>(), b.defined() ? b._mutable_data_ptr_internal<float>() : nullptr,
+      forward_loop<float>(g, s.const_data_ptr<float>(), wc.const_data_ptr<float>(), b.defined() ? b.const_data_ptr<float>() : nullptr,
                           out._mutable_data_ptr_internal<float>());
     else
-      forward_loop<double>(g, s._mutable_data_ptr_internal<double>(), wc._mutable_data_ptr_internal<double>(), b.defined() ? b._mutable_data_ptr_internal<double>() : nullptr,
+      forward_loop<double>(g, s.const_data_ptr<double>(), wc.const_data_ptr<double>(), b.defined() ? b.const_data_ptr<double>() : nullptr,
                            out._mutable_data_ptr_internal<double>());
   });
 }
@@ -475,13 +475,13 @@ void run_backward_data(const ConvGeometry& g, const Tensor& dst_grad, const Tens
                        ReorderMemo* memo = nullptr) {
   if (src_grad.scalar_type() == kFloat &&
       dnnl_conv(Pass::backward_data, g,
-                {{DNNL_ARG_DIFF_SRC, src_grad._mutable_data_ptr_internal()}, {DNNL_ARG_WEIGHTS, w._mutable_data_ptr_internal()}, {DNNL_ARG_DIFF_DST, dst_grad._mutable_data_ptr_internal()}},
+                {{DNNL_ARG_DIFF_SRC, src_grad._mutable_data_ptr_internal()}, {DNNL_ARG_WEIGHTS, const_cast<void*>(w.const_data_ptr())}, {DNNL_ARG_DIFF_DST, const_cast<void*>(dst_grad.const_data_ptr())}},
                 false, cl, memo))
     return;
   const Tensor gy = dst_grad.contiguous(), wc = w.contiguous();
   via_contiguous(src_grad, [&](Tensor& out) {
-    if (gy.scalar_type() == kFloat) backward_data_loop<float>(g, gy._mutable_data_ptr_internal<float>(), wc._mutable_data_ptr_internal<float>(), out._mutable_data_ptr_internal<float>());
-    else backward_data_loop<double>(g, gy._mutable_data_ptr_internal<double>(), wc._mutable_data_ptr_internal<double>(), out._mutable_data_ptr_internal<double>());
+    if (gy.scalar_type() == kFloat) backward_data_loop<float>(g, gy.const_data_ptr<float>(), wc.const_data_ptr<float>(), out._mutable_data_ptr_internal<float>());
+    else backward_data_loop<double>(g, gy.const_data_ptr<double>(), wc.const_data_ptr<double>(), out._mutable_data_ptr_internal<double>());
   });
 }
 
@@ -489,13 +489,13 @@ void run_backward_weights(const ConvGeometry& g, const Tensor& src, const Tensor
                           ReorderMemo* memo = nullptr) {
   if (w_grad.scalar_type() == kFloat &&
       dnnl_conv(Pass::backward_weights, g,
-                {{DNNL_ARG_SRC, src._mutable_data_ptr_internal()}, {DNNL_ARG_DIFF_WEIGHTS, w_grad._mutable_data_ptr_internal()}, {DNNL_ARG_DIFF_DST, dst_grad._mutable_data_ptr_internal()}},
+                {{DNNL_ARG_SRC, const_cast<void*>(src.const_data_ptr())}, {DNNL_ARG_DIFF_WEIGHTS, w_grad._mutable_data_ptr_internal()}, {DNNL_ARG_DIFF_DST, const_cast<void*>(dst_grad.const_data_ptr())}},
                 false, cl, memo))
     return;
   const Tensor s = src.contiguous(), gy = dst_grad.contiguous();
   via_contiguous(w_grad, [&](Tensor& out) {
-    if (s.scalar_type() == kFloat) backward_weights_loop<float>(g, s._mutable_data_ptr_internal<float>(), gy._mutable_data_ptr_internal<float>(), out._mutable_data_ptr_internal<float>());
-    else backward_weights_loop<double>(g, s._mutable_data_ptr_internal<double>(), gy._mutable_data_ptr_internal<double>(), out._mutable_data_ptr_internal<double>());
+    if (s.scalar_type() == kFloat) backward_weights_loop<float>(g, s.const_data_ptr<float>(), gy.const_data_ptr<float>(), out._mutable_data_ptr_internal<float>());
+    else backward_weights_loop<double>(g, s.const_data_ptr<double>(), gy.const_data_ptr<double>(), out._mutable_data_ptr_internal<double>());
   });
 }
 

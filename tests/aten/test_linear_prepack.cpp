@@ -353,3 +353,30 @@ TEST_CASE("storage uid: drawn on first use, never 0, stable, distinct, one per s
     CHECK(got[0] != ua);
   }
 }
+
+TEST_CASE("linear prepack: ops that only read a tensor leave its write generation alone", "[linear_prepack]") {
+  // A read through the library's internal mutable accessor counted as a write and would drop a
+  // packed copy of a weight that a convolution or a batch norm also reads.
+  const auto writes = [](const at::Tensor& t) { return t.storage().unsafeGetStorageImpl()->writes(); };
+  torch::manual_seed(4);
+  auto x = torch::randn({2, 3, 9, 9}, torch::requires_grad()), w = torch::randn({4, 3, 3, 3}, torch::requires_grad());
+  auto b = torch::randn({4}, torch::requires_grad());
+  for (bool cl : {false, true}) {
+    at::Tensor xi = cl ? x.detach().contiguous(at::MemoryFormat::ChannelsLast).requires_grad_(true) : x;
+    const uint64_t wx = writes(xi), ww = writes(w), wb = writes(b);
+    at::Tensor y = torch::conv2d(xi, w, b, 1, 1);
+    at::Tensor bw = torch::randn({4}), bb = torch::randn({4});
+    const uint64_t wbw = writes(bw), wbb = writes(bb);
+    at::Tensor z = at::batch_norm(y, bw, bb, {}, {}, true, 0.1, 1e-5, false);
+    const uint64_t wy = writes(y);
+    z.sum().backward();
+    INFO((cl ? "channels-last" : "contiguous"));
+    CHECK(writes(xi) == wx);
+    CHECK(writes(w) == ww);
+    CHECK(writes(b) == wb);
+    CHECK(writes(y) == wy);
+    CHECK(writes(bw) == wbw);
+    CHECK(writes(bb) == wbb);
+    CHECK(xi.grad().defined());
+  }
+}
