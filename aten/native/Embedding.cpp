@@ -115,7 +115,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag_padding_idx(
   } else {
     // The bags, from the offsets (read on the host).
     const Tensor off_cpu = offsets.to(kLong).to(Device(kCPU)).contiguous();
-    std::vector<int64_t> off(off_cpu._mutable_data_ptr_internal<int64_t>(), off_cpu._mutable_data_ptr_internal<int64_t>() + off_cpu.numel());
+    std::vector<int64_t> off(off_cpu.const_data_ptr<int64_t>(), off_cpu.const_data_ptr<int64_t>() + off_cpu.numel());
     EMBER_CHECK(!include_last_offset || !off.empty(), "[", op, "] expected at least one offset with include_last_offset=true");
     bags = include_last_offset ? int64_t(off.size()) - 1 : int64_t(off.size());
     if (!off.empty()) EMBER_CHECK(off[0] == 0, "[", op, "] expected offsets[0] == 0; got ", off[0]);

@@ -403,7 +403,7 @@ std::tuple<Tensor, Tensor> run_max_pool(const char* op, const Tensor& self, cons
     Tensor y = empty_channels_last(shape, self.options());
     Tensor ind = empty_channels_last(shape, self.options().dtype(kLong));
     AT_DISPATCH_ALL_TYPES(x.scalar_type(), op, [&] {
-      max_pool_forward_cl<scalar_t>(g, self.size(0), self.size(1), x._mutable_data_ptr_internal<scalar_t>(), y._mutable_data_ptr_internal<scalar_t>(),
+      max_pool_forward_cl<scalar_t>(g, self.size(0), self.size(1), x.const_data_ptr<scalar_t>(), y._mutable_data_ptr_internal<scalar_t>(),
                                     ind._mutable_data_ptr_internal<int64_t>());
     });
     return {y, ind};
@@ -412,7 +412,7 @@ std::tuple<Tensor, Tensor> run_max_pool(const char* op, const Tensor& self, cons
   Tensor y = at::empty(shape, self.options());
   Tensor ind = at::empty(shape, self.options().dtype(kLong));
   AT_DISPATCH_ALL_TYPES(x.scalar_type(), op, [&] {
-    max_pool_forward<scalar_t>(g, x._mutable_data_ptr_internal<scalar_t>(), y._mutable_data_ptr_internal<scalar_t>(), ind._mutable_data_ptr_internal<int64_t>());
+    max_pool_forward<scalar_t>(g, x.const_data_ptr<scalar_t>(), y._mutable_data_ptr_internal<scalar_t>(), ind._mutable_data_ptr_internal<int64_t>());
   });
   return {y, ind};
 }
@@ -425,7 +425,7 @@ Tensor run_max_pool_backward(const char* op, const Tensor& grad_output, const Te
     Tensor gx = empty_channels_last(self.sizes(), self.options());
     gx.zero_();
     AT_DISPATCH_ALL_TYPES(self.scalar_type(), op, [&] {
-      max_pool_backward_cl<scalar_t>(g, self.size(0), self.size(1), gy._mutable_data_ptr_internal<scalar_t>(), ind._mutable_data_ptr_internal<int64_t>(),
+      max_pool_backward_cl<scalar_t>(g, self.size(0), self.size(1), gy.const_data_ptr<scalar_t>(), ind.const_data_ptr<int64_t>(),
                                      gx._mutable_data_ptr_internal<scalar_t>());
     });
     return gx;
@@ -433,7 +433,7 @@ Tensor run_max_pool_backward(const char* op, const Tensor& grad_output, const Te
   const Tensor gy = grad_output.contiguous(), ind = indices.contiguous();
   Tensor gx = at::zeros(self.sizes(), self.options());
   AT_DISPATCH_ALL_TYPES(self.scalar_type(), op, [&] {
-    max_pool_backward<scalar_t>(g, gy._mutable_data_ptr_internal<scalar_t>(), ind._mutable_data_ptr_internal<int64_t>(), gx._mutable_data_ptr_internal<scalar_t>());
+    max_pool_backward<scalar_t>(g, gy.const_data_ptr<scalar_t>(), ind.const_data_ptr<int64_t>(), gx._mutable_data_ptr_internal<scalar_t>());
   });
   return gx;
 }

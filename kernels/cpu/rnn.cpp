@@ -141,7 +141,7 @@ LstmStepProduct::LstmStepProduct(const Tensor& b, int64_t rows) : b_(b), rows_(r
     p->scratch_storage = bytes(prim->scratch_md);
     p->scratch = dnnl::memory(prim->scratch_md, eng, aligned(p->scratch_storage));
   }
-  dnnl::memory src(prim->b_plain_md, eng, b._mutable_data_ptr_internal());
+  dnnl::memory src(prim->b_plain_md, eng, const_cast<void*>(b.const_data_ptr()));
   prim->pack.execute(p->stream, src, p->b);
   p->stream.wait();
   packed_ = std::move(p);
@@ -159,7 +159,7 @@ void LstmStepProduct::mm(const Tensor& a, const Tensor& out) const {
     return;
   }
   Packed& p = *packed_;
-  p.a.set_data_handle(a._mutable_data_ptr_internal());
+  p.a.set_data_handle(const_cast<void*>(a.const_data_ptr()));
   p.c.set_data_handle(out._mutable_data_ptr_internal());
   // The C API with the arguments on the stack (no argument map per step).
   dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, p.a.get()}, {DNNL_ARG_WEIGHTS, p.b.get()}, {DNNL_ARG_DST, p.c.get()}};
@@ -193,7 +193,7 @@ void lstm_mm_into(const Tensor& out, const Tensor& a, const Tensor& b) {
   int64_t lda = 1, ldb = 1;
   const bool plain = a.scalar_type() == kFloat && b.scalar_type() == kFloat && out.scalar_type() == kFloat &&
                      out.is_contiguous() && M > 0 && N > 0 && K > 0 && layout(a, ta, lda) && layout(b, tb, ldb);
-  if (plain && dnnl_sgemm(ta, tb, M, N, K, 1.0f, a._mutable_data_ptr_internal<float>(), lda, b._mutable_data_ptr_internal<float>(), ldb, 0.0f,
+  if (plain && dnnl_sgemm(ta, tb, M, N, K, 1.0f, a.const_data_ptr<float>(), lda, b.const_data_ptr<float>(), ldb, 0.0f,
                           out._mutable_data_ptr_internal<float>(), N) == dnnl_success)
     return;
   out.copy_(at::mm(a, b));

@@ -379,4 +379,18 @@ TEST_CASE("linear prepack: ops that only read a tensor leave its write generatio
     CHECK(writes(bb) == wbb);
     CHECK(xi.grad().defined());
   }
+  // Pooling, softmax, a scan and an LSTM (its step product packs W_hh) forward and backward.
+  auto p = torch::randn({2, 3, 8, 8}, torch::requires_grad());
+  auto nn_lstm = torch::nn::LSTM(torch::nn::LSTMOptions(8, 16));
+  auto seq = torch::randn({5, 3, 8}, torch::requires_grad());
+  const uint64_t wp = writes(p), ws = writes(seq);
+  std::vector<uint64_t> wl;
+  for (const auto& t : nn_lstm->parameters()) wl.push_back(writes(t));
+  at::Tensor loss = torch::max_pool2d(p, 2).sum() + torch::softmax(p, -1).pow(2).sum() + p.cumsum(1).sum() +
+                    std::get<0>(nn_lstm->forward(seq)).pow(2).sum();
+  loss.backward();
+  CHECK(writes(p) == wp);
+  CHECK(writes(seq) == ws);
+  size_t i = 0;
+  for (const auto& t : nn_lstm->parameters()) CHECK(writes(t) == wl[i++]);
 }

@@ -484,7 +484,7 @@ void backward_impl(const Tensor& gates, const Tensor& c_prev, const Tensor& tanh
   check_block(d_gates, n, 4 * H, dt, "d_gates");
   AT_DISPATCH_FLOATING_TYPES(dt, "lstm_cell_backward", [&] {
     const scalar_t *g = gates.const_data_ptr<scalar_t>(), *cp = c_prev.const_data_ptr<scalar_t>(), *tc = tanh_c.const_data_ptr<scalar_t>(),
-                   *dhp = dh._mutable_data_ptr_internal<scalar_t>(), *dop = d_out.defined() ? d_out._mutable_data_ptr_internal<scalar_t>() : nullptr;
+                   *dhp = dh.const_data_ptr<scalar_t>(), *dop = d_out.defined() ? d_out.const_data_ptr<scalar_t>() : nullptr;
     scalar_t *dcp = dc._mutable_data_ptr_internal<scalar_t>(), *d = d_gates._mutable_data_ptr_internal<scalar_t>();
     over_rows(n, n * H, kBackwardGrain,
               [&](int64_t r0, int64_t r1) { backward_rows<scalar_t>(r0, r1, H, g, cp, tc, dhp, dop, dcp, d); });

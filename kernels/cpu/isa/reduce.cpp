@@ -951,7 +951,7 @@ Tensor scan(const char* op, const Tensor& self, int64_t dim, std::optional<Scala
   if (x.numel() == 0) return out;
   const reduce::Lines lines = reduce::lines_along(x, d);
   const int64_t outer = lines.outer, L = lines.L, inner = lines.inner;
-  EMBER_DISPATCH_ALL(out_dt, op, [&] { scan_loop<scalar_t, IsProd>(x._mutable_data_ptr_internal<scalar_t>(), out._mutable_data_ptr_internal<scalar_t>(), outer, L, inner); });
+  EMBER_DISPATCH_ALL(out_dt, op, [&] { scan_loop<scalar_t, IsProd>(x.const_data_ptr<scalar_t>(), out._mutable_data_ptr_internal<scalar_t>(), outer, L, inner); });
   return out;
 }
 }  // namespace

@@ -327,8 +327,8 @@ Tensor softmax_impl(const char* op, const Tensor& self, int64_t d, bool log) {
   EMBER_DISPATCH_ALL_FLOATING(dt, op, [&] {
     using in_t = scalar_t;
     auto go = [&](auto* o) {
-      if (inner == 1) softmax_lastdim(x._mutable_data_ptr_internal<in_t>(), o, outer, L, log);
-      else softmax_strided(x._mutable_data_ptr_internal<in_t>(), o, outer, L, inner, log);
+      if (inner == 1) softmax_lastdim(x.const_data_ptr<in_t>(), o, outer, L, log);
+      else softmax_strided(x.const_data_ptr<in_t>(), o, outer, L, inner, log);
     };
     if (out_dt == dt) go(out._mutable_data_ptr_internal<in_t>());
     else go(out._mutable_data_ptr_internal<float>());
