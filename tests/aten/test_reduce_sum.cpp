@@ -384,3 +384,44 @@ TEST_CASE("norm rejects a NaN order in the baseline entry point", "[reduce_sum]"
                     Catch::Contains("[norm] expected a non-NaN order p; got nan"));
   CHECK(torch::norm(x, 2).item<float>() == 2.0f);
 }
+
+TEST_CASE("float sums over a leading dim: 8-row float chains within the blocked bound", "[reduce_sum]") {
+  // Note [Float outer sums]: 1000 rows (not a multiple of 8), 37 columns (past every vector width,
+  // so the scalar tail runs too), and a strided (step-sliced) input; short runs stay double-only.
+  const auto v = spread(1000 * 37, 23);
+  auto x = tensor_of(v).reshape({1000, 37});
+  const float* p = v.data();
+  auto cols = x.sum(0);
+  for (int64_t c = 0; c < 37; ++c)
+    check_sum_bound(cols[c].item<float>(), exact_sum(p + c, 1000, 37), abs_sum(p + c, 1000, 37), 1000);
+  auto every_other = x.slice(0, 0, 1000, 2).sum(0);  // 500 rows, 74 floats apart
+  for (int64_t c = 0; c < 37; c += 6)
+    check_sum_bound(every_other[c].item<float>(), exact_sum(p + c, 500, 74), abs_sum(p + c, 500, 74), 500);
+  auto few = x.narrow(0, 0, 100).sum(0);  // under 256 rows: double only, so within half an ulp
+  for (int64_t c = 0; c < 37; c += 6)
+    check_sum_bound(few[c].item<float>(), exact_sum(p + c, 100, 37), abs_sum(p + c, 100, 37), 100);
+  // A chain that overflows in float (rows 8-11 hold 3e38 twice and -3e38 twice in column 5) is
+  // summed in double: the exact 0 plus the rest. inf and NaN columns give inf and NaN.
+  auto s = x.clone();
+  s[8][5] = 3e38f;
+  s[9][5] = 3e38f;
+  s[10][5] = -3e38f;
+  s[11][5] = -3e38f;
+  s[20][6] = INFINITY;
+  s[30][7] = NAN;
+  s[40][36] = 3e38f;  // the scalar tail's column
+  s[41][36] = 3e38f;
+  s[42][36] = -3e38f;
+  s[43][36] = -3e38f;
+  auto got = s.sum(0);
+  for (int64_t c : {5, 36}) {
+    long double ref = exact_sum(p + c, 1000, 37);
+    for (int64_t r = 8 + (c == 36 ? 32 : 0); r < 12 + (c == 36 ? 32 : 0); ++r) ref -= p[r * 37 + c];
+    INFO("column " << c);
+    check_sum_bound(got[c].item<float>(), ref, abs_sum(p + c, 1000, 37), 1000);
+  }
+  CHECK(got[6].item<float>() == INFINITY);
+  CHECK(std::isnan(got[7].item<float>()));
+  // The other columns are untouched by the specials.
+  CHECK(torch::equal(got.narrow(0, 8, 28), cols.narrow(0, 8, 28)));
+}
