@@ -77,23 +77,17 @@ void channel_sums(int64_t R, int64_t C, const F& f, double* out) {
       for (int64_t c = 0; c < C; c += W) {
         double acc[K * W] = {};
         const int64_t n = std::min(W, C - c);
-        if constexpr (std::is_same_v<A, double>) {
+        // Double terms go straight into acc's copy for the whole block; float ones kFloatRows at a time.
+        const int64_t sub = std::is_same_v<A, double> ? rpb : kFloatRows;
+        for (int64_t s0 = r0; s0 < r1; s0 += sub) {
+          const int64_t s1 = std::min(r1, s0 + sub);
+          A fa[K * W] = {};
           if (n == W) {
-            for (int64_t r = r0; r < r1; ++r) f(r, c, W, acc);  // a constant count: unrolled, in registers
+            for (int64_t r = s0; r < s1; ++r) f(r, c, W, fa);  // a constant count: unrolled, in registers
           } else {
-            for (int64_t r = r0; r < r1; ++r) f(r, c, n, acc);
+            for (int64_t r = s0; r < s1; ++r) f(r, c, n, fa);
           }
-        } else {
-          for (int64_t s0 = r0; s0 < r1; s0 += kFloatRows) {
-            const int64_t s1 = std::min(r1, s0 + kFloatRows);
-            A fa[K * W] = {};
-            if (n == W) {
-              for (int64_t r = s0; r < s1; ++r) f(r, c, W, fa);
-            } else {
-              for (int64_t r = s0; r < s1; ++r) f(r, c, n, fa);
-            }
-            for (int64_t j = 0; j < K * W; ++j) acc[j] += static_cast<double>(fa[j]);
-          }
+          for (int64_t j = 0; j < K * W; ++j) acc[j] += static_cast<double>(fa[j]);
         }
         for (int k = 0; k < K; ++k)
           for (int64_t j = 0; j < n; ++j) dst[k * C + c + j] = acc[k * W + j];

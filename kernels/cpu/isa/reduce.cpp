@@ -397,10 +397,8 @@ double float_sum(const in_t* p, int64_t n) {  // Note [Float sums]
         acc[2 * c + 1] = acc[2 * c + 1] + hi;
       }
     }
-    // Lanes of poison are 0 or NaN: 0 > -1 gives 0, NaN (unordered) gives 1.
-    namespace vi = ember::pw::vecimpl;
-    const VF nan_lanes = vi::blend_gt(poison.v, VF(-1.0f).v, VF(0.0f).v, VF(1.0f).v);
-    if (vi::any_gt(nan_lanes.v, VF(0.5f).v)) return partial_sum<double>(p, n);
+    // Lanes of poison are 0 or NaN; a NaN lane is not <= 0.
+    if (ember::pw::vecimpl::any_nle(poison.v, VF(0.0f).v)) return partial_sum<double>(p, n);
     for (int k = 0; k < 2 * C; ++k) acc[k].store(d + k * VD::size);
   }
   for (; i + kSumLanes <= n; i += kSumLanes)
@@ -479,7 +477,7 @@ struct SumOp : OpBase<SumOp<in_t, acc_t, out_t>, in_t, acc_t> {
         VF s = load_opmath(q + j);
         for (int64_t k = 1; k < nr; ++k) s = s + load_opmath(q + k * st + j);
         const VF poison = s - s;  // 0, or NaN where s is inf or NaN
-        if (vi::any_gt(vi::blend_gt(poison.v, VF(-1.0f).v, VF(0.0f).v, VF(1.0f).v), VF(0.5f).v)) {
+        if (vi::any_nle(poison.v, VF(0.0f).v)) {  // some lane NaN
           alignas(64) float t[W];
           s.store(t);
           for (int l = 0; l < W; ++l) {
