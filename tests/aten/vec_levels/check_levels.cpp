@@ -307,7 +307,9 @@ template <typename T> void check_lane_independence(FILE* dump) {
       {"tanh", [](VT<T> x) { return pw::tanh(x); }}, {"sinh", [](VT<T> x) { return pw::sinh(x); }},
       {"log1p", [](VT<T> x) { return pw::log1p(x); }}, {"sigmoid", [](VT<T> x) { return pw::sigmoid(x); }},
       {"atan2", [](VT<T> x) { return pw::atan2(x, pw::abs(x) - T(3)); }},
-      {"pow", [](VT<T> x) { return pw::pow(pw::abs(x), x * T(0.01)); }}};
+      {"pow", [](VT<T> x) { return pw::pow(pw::abs(x), x * T(0.01)); }},
+      // float gelu has a form for |x| < 3.875 and one for the rest: scaled to [-6, 6], vectors mix both
+      {"gelu", [](VT<T> x) { return pw::gelu_erf(x); }}, {"gelu/50", [](VT<T> x) { return pw::gelu_erf(x * T(0.02)); }}};
   for (const auto& [name, f] : fns) {
     int bad = 0;
     for (size_t i = 0; i < xs.size(); i += W) {
