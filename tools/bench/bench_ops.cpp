@@ -79,8 +79,14 @@ void BM_pointwise(benchmark::State& st, Op op, torch::ScalarType dtype, const ch
   report(st, key, m, [&] { return std::vector<torch::Tensor>{apply(op, a, b)}; });
   if (dtype == torch::kFloat) st.counters["frac_target"] = 0.85;
 }
+// These run at least 0.3 s whatever --benchmark_min_time says: Google Benchmark calls the function
+// anew for each sizing and timed run, with fresh inputs, and the first iterations after the inputs
+// are made run slow (Ember's exp f32 at one thread, 12 iterations after each set
+// of inputs: 4.9 ms for the first, 4.1 from the sixth on). At 0.1 s (~20 iterations) that ramp was a
+// fifth of the mean: exp 5.3-6.9 ms against 4.6 at 0.3 s and 1 s.
+constexpr double kPointwiseMinTime = 0.3;
 #define POINTWISE(op, dt, suffix) \
-  BENCHMARK_CAPTURE(BM_pointwise, op##_##suffix, Op::op, torch::dt, #op "_" #suffix)
+  BENCHMARK_CAPTURE(BM_pointwise, op##_##suffix, Op::op, torch::dt, #op "_" #suffix)->MinTime(kPointwiseMinTime)
 POINTWISE(add, kFloat, f32);
 POINTWISE(mul, kFloat, f32);
 POINTWISE(exp, kFloat, f32);
@@ -105,7 +111,7 @@ void BM_add_broadcast_f32(benchmark::State& st) {
   report(st, "add_broadcast_f32", Meta{1.0, 1e-5, (2.0 * k16M + 4096) * 4, 0},
          [&] { return std::vector<torch::Tensor>{a + b}; });
 }
-BENCHMARK(BM_add_broadcast_f32);
+BENCHMARK(BM_add_broadcast_f32)->MinTime(kPointwiseMinTime);
 
 // a.t() + b, both [4096, 4096]: one operand walks memory with stride 4096.
 void BM_add_transposed_f32(benchmark::State& st) {

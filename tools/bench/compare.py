@@ -20,8 +20,17 @@ import re
 import sys
 
 
+def records_of(path):
+    """The benchmark records of one JSON file, named without the "/min_time:0.300" that Google Benchmark
+    appends for cases that set their own minimum time."""
+    records = json.load(open(path))["benchmarks"]
+    for b in records:
+        b["name"] = re.sub(r"/min_time:[0-9.]+$", "", b["name"])
+    return records
+
+
 def load(path):
-    return {b["name"]: b for b in json.load(open(path))["benchmarks"] if not b.get("error_occurred")}
+    return {b["name"]: b for b in records_of(path) if not b.get("error_occurred")}
 
 
 def pairwise(ember_json, libtorch_json):
@@ -97,7 +106,7 @@ def best_of(paths):
     best, every = {}, {}
     for p in paths:
         try:
-            records = json.load(open(p))["benchmarks"]
+            records = records_of(p)
         except (ValueError, KeyError):  # empty (the filter matched nothing) or cut short by a crash
             continue
         for b in records:
