@@ -96,28 +96,19 @@ def hexf(c):
     return mant.rstrip("0").rstrip(".") + "p" + exp + "f"
 print("{" + ",\n ".join("{" + ", ".join(hexf(r[j]) for r in rows) + "}" for j in range(10)) + "}")
 # gelu near 0 (|x| < 3.875, Vec.h's gelu_near): E(a) = Phi(-a) on 16 intervals around a0 = j / 4,
-# s = a - a0 in [-1/8, 1/8] ([0, 1/8] for j = 0); E(a0 + s) ~ (c0hi + c0lo) + c1 s + ... + c6 s^6
-# with c0 = Phi(-a0) as two floats and c1..c6 fitted to the rest, error relative to E.
+# s = a - a0 in [-1/8, 1/8] ([0, 1/8] for j = 0); E(a0 + s) ~ c0 + c1 s + ... + c6 s^6, error
+# relative to E.
 rows, worst = [], 0.0
 for j in range(16):
     a0 = mp.mpf(j) / 4
     lo = 0.0 if j == 0 else -0.125
     sv = np.concatenate([nodes(lo, 0.125, 400), [lo, 0.125, 0.0]])
-    fm = [mp.erfc((a0 + mp.mpf(v)) / mp.sqrt(2)) / 2 for v in sv]
-    f = np.array([float(v) for v in fm])
-    c0 = mp.erfc(a0 / mp.sqrt(2)) / 2
-    c0hi = float(np.float32(float(c0)))
-    c0lo = float(np.float32(float(c0 - c0hi)))
-    rest = np.array([float(v - (mp.mpf(c0hi) + mp.mpf(c0lo))) for v in fm])
-    A = np.vander(sv, 7, increasing=True)[:, 1:]
-    cs = []
-    for k in range(6):
-        r = rest - (A[:, :k] @ np.array(cs) if k else 0)
-        cs.append(float(np.float32(lawson(A[:, k:], r, 1 / f)[0])))
-    worst = max(worst, float(np.abs(((c0hi + c0lo) + A @ np.array(cs) - f) / f).max()))
-    rows.append([c0hi, c0lo] + cs)
+    f = np.array([float(mp.erfc((a0 + mp.mpf(v)) / mp.sqrt(2)) / 2) for v in sv])
+    cs, err = fit(sv, f, 6, 1 / f)
+    worst = max(worst, err)
+    rows.append(cs)
 print(f"// kGeluNear: max error {worst:.3g} = {worst / 2**-24:.3f} x 2^-24 (relative to E)")
-print("{\n " + ",\n ".join("{" + ", ".join(hexf(r[j]) for r in rows) + "}" for j in range(8)) + "}")
+print("{\n " + ",\n ".join("{" + ", ".join(hexf(r[j]) for r in rows) + "}" for j in range(7)) + "}")
 # (e^r - 1 - r) / r^2, |r| <= ln 2 / 2 (and 0.2% more), error relative to e^r
 r = nodes(-float(mp.log(2)) / 2 * 1.002, float(mp.log(2)) / 2 * 1.002)
 g = np.array([float((mp.exp(mp.mpf(v)) - 1 - v) / mp.mpf(v) ** 2) for v in r])

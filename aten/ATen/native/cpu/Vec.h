@@ -755,9 +755,11 @@ inline VF sigmoid(VF a) {
 //     below; neither cancels. Two forms of E. Where activations live, |x| < 3.875 (gelu_near), E
 //     itself is a degree-6 polynomial in s = a - j / 4 on 16 intervals of width 1/4, j = round(4a)
 //     read from the low bits of 1.5 2^23 + 4a, coefficients by lane from 16-entry tables (lut16: one
-//     permute at avx512, two and a blend at avx2), the constant term in two floats: 8 lookups and
-//     7 fmas, no exponential. That made the 16M-float loop memory-bound at avx512 (13.7 -> 5.4 ms at
-//     one thread on a Zen 4; 16.8 -> 10.7 ms at avx2): the form below spent 47 cycles per 16 lanes.
+//     permute at avx512, two and a blend at avx2): 7 lookups and 7 fmas, no exponential. That made
+//     the 16M-float loop memory-bound at avx512 (13.7 -> 5.0 ms at one thread on a Zen 4; 16.8 ->
+//     10.7 ms at avx2): the form below spent 47 cycles per 16 lanes. (The constant term in two
+//     floats, with x c0 exact inside an fma for x < 0, gave 1.06 ulp for x >= -1 instead of 1.4
+//     but one lookup and two operations more: 5.4 ms.)
 //     Beyond 3.875 E falls too fast for one polynomial per interval, so gelu_any has
 //     E = e^(-a^2 / 2) R(a), R(a) = Phi(-a) e^(a^2 / 2)
 //     smooth and between 0.5 and 0.4 / a, so no division: R is a degree-8 polynomial in s = a - a0
@@ -860,18 +862,29 @@ inline VD erf(VD a) {  // Note [SLEEF range fixes]: below 2^-1000, (2 / sqrt pi)
 }
 
 namespace erf_detail {
-// gelu for |x| < 3.875: E(a0 + s) = Phi(-a) ~ (c0hi + c0lo) + c1 s + ... + c6 s^6 on interval j,
-// a0 = j / 4 (j = 0..15), s in [-1/8, 1/8] ([0, 1/8] for j = 0); row i holds coefficient i (c0hi,
-// c0lo, c1, ..., c6) of the 16 intervals (tools/fit_erf.py).
-alignas(64) inline constexpr float kGeluNear[8][16] = {
+// gelu for |x| < 3.875: E(a0 + s) = Phi(-a) ~ c0 + c1 s + ... + c6 s^6 on interval j, a0 = j / 4
+// (j = 0..15), s in [-1/8, 1/8] ([0, 1/8] for j = 0); row i holds coefficient i of the 16
+// intervals (tools/fit_erf.py).
+alignas(64) inline constexpr float kGeluNear[7][16] = {
  {0x1p-1f, 0x1.9aecbap-2f, 0x1.3bf144p-2f, 0x1.d022p-3f, 0x1.44ed0cp-3f, 0x1.b0bdd2p-4f, 0x1.11a46ep-4f, 0x1.482a24p-5f, 0x1.74bcf8p-6f, 0x1.90925p-7f, 0x1.96f4e6p-8f, 0x1.869044p-9f, 0x1.61de2p-10f, 0x1.2e86fep-11f, 0x1.e7dbcap-13f, 0x1.72d956p-14f},
- {0.0f, 0x1.3a44a4p-27f, -0x1.19563cp-28f, 0x1.5ace94p-29f, -0x1.20d37ep-29f, -0x1.a8ac7ap-29f, -0x1.da6e04p-30f, 0x1.4556dcp-33f, 0x1.64ec3p-33f, -0x1.bc593ep-32f, -0x1.036c64p-33f, -0x1.6c27p-34f, -0x1.9e928ap-36f, -0x1.05f98p-36f, -0x1.a91046p-38f, 0x1.2cb738p-40f},
- {-0x1.988454p-2f, -0x1.8bf2bap-2f, -0x1.6883dp-2f, -0x1.345d5ep-2f, -0x1.ef8e58p-3f, -0x1.7610bap-3f, -0x1.094086p-3f, -0x1.616454p-4f, -0x1.ba4b44p-5f, -0x1.0402ep-5f, -0x1.1f2f06p-6f, -0x1.29fa54p-7f, -0x1.227214p-8f, -0x1.09f38ep-9f, -0x1.c9897ep-11f, -0x1.71b93p-12f},
- {0x1.55b268p-20f, 0x1.8bf2bap-5f, 0x1.6883dp-4f, 0x1.ce8c0ap-4f, 0x1.ef8e56p-4f, 0x1.d394eap-4f, 0x1.8de0cap-4f, 0x1.3537cap-4f, 0x1.ba4b44p-5f, 0x1.24833cp-5f, 0x1.66fac8p-6f, 0x1.99b832p-7f, 0x1.b3ab1ep-8f, 0x1.b02bc6p-9f, 0x1.90584ep-10f, 0x1.5a9d9ep-11f},
- {0x1.10276p-4f, 0x1.eeeea4p-5f, 0x1.6882a4p-5f, 0x1.67b2c2p-6f, -0x1.aae022p-20f, -0x1.188628p-6f, -0x1.ba1144p-6f, -0x1.e5e782p-6f, -0x1.ba4a28p-6f, -0x1.601904p-6f, -0x1.f6913cp-7f, -0x1.45eacap-7f, -0x1.8342ecp-8f, -0x1.a7dc54p-9f, -0x1.acf03cp-10f, -0x1.927494p-11f},
- {0x1.87303ep-11f, -0x1.83b202p-7f, -0x1.4a7764p-6f, -0x1.77beap-6f, -0x1.4a536ep-6f, -0x1.c02cf6p-7f, -0x1.8e00c4p-8f, 0x1.9b2cb4p-12f, 0x1.26d54ap-8f, 0x1.92317ap-8f, 0x1.84de78p-8f, 0x1.3793d2p-8f, 0x1.b3aabcp-9f, 0x1.105c86p-9f, 0x1.349892p-10f, 0x1.3f87c2p-11f},
- {-0x1.f96124p-7f, -0x1.146eeap-7f, -0x1.2a2ce2p-8f, 0x1.5aadd4p-12f, 0x1.0cc60cp-8f, 0x1.825872p-8f, 0x1.7c0742p-8f, 0x1.185c3ap-8f, 0x1.255422p-9f, 0x1.e63842p-12f, -0x1.5e78ccp-11f, -0x1.23ecc2p-10f, -0x1.21f51cp-10f, -0x1.c58e42p-11f, -0x1.2fd0c8p-11f, -0x1.677922p-12f},
- {0x1.eba9f4p-7f, 0x1.f712aap-10f, 0x1.8f01f6p-9f, 0x1.6e60c2p-9f, 0x1.eb8fe6p-10f, 0x1.6d71cp-11f, -0x1.22dac2p-11f, -0x1.47cec8p-10f, -0x1.5a5b0cp-10f, -0x1.00f50ep-10f, -0x1.022714p-11f, -0x1.1bd93p-13f, 0x1.d16ac8p-14f, 0x1.8e7002p-13f, 0x1.7bdf3ap-13f, 0x1.16b1a6p-13f}};
+ {-0x1.988454p-2f, -0x1.8bf2bap-2f, -0x1.6883dp-2f, -0x1.345d5ep-2f, -0x1.ef8e5ap-3f, -0x1.7610bap-3f, -0x1.094086p-3f, -0x1.616454p-4f, -0x1.ba4b44p-5f, -0x1.0402ep-5f, -0x1.1f2f06p-6f, -0x1.29fa56p-7f, -0x1.227214p-8f, -0x1.09f38ep-9f, -0x1.c9897ep-11f, -0x1.71b92ep-12f},
+ {0x1.55b26ap-20f, 0x1.8c07b6p-5f, 0x1.687f2p-4f, 0x1.ce8ecap-4f, 0x1.ef8c0ep-4f, 0x1.d3918p-4f, 0x1.8ddee8p-4f, 0x1.3537f6p-4f, 0x1.ba4ba6p-5f, 0x1.24825ep-5f, 0x1.66fa4cp-6f, 0x1.99b78ep-7f, 0x1.b3aabap-8f, 0x1.b02b46p-9f, 0x1.9057e8p-10f, 0x1.5a9db2p-11f},
+ {0x1.10276p-4f, 0x1.eee748p-5f, 0x1.688654p-5f, 0x1.67a9fap-6f, 0x1.031c12p-18f, -0x1.187c78p-6f, -0x1.ba0b28p-6f, -0x1.e5e772p-6f, -0x1.ba4a8p-6f, -0x1.60173ap-6f, -0x1.f68ffp-7f, -0x1.45e7ccp-7f, -0x1.83426p-8f, -0x1.a7dba8p-9f, -0x1.acefbcp-10f, -0x1.9275b2p-11f},
+ {0x1.87303ap-11f, -0x1.b98c98p-7f, -0x1.3e79a4p-6f, -0x1.7e7414p-6f, -0x1.44c2c4p-6f, -0x1.af4ed2p-7f, -0x1.7b9e6ep-8f, 0x1.7e81f4p-12f, 0x1.24dea2p-8f, 0x1.9658d6p-8f, 0x1.85fb74p-8f, 0x1.384736p-8f, 0x1.b41e12p-9f, 0x1.10a6e2p-9f, 0x1.34d36p-10f, 0x1.3f80aep-11f},
+ {-0x1.f9612p-7f, -0x1.090dcap-7f, -0x1.358112p-8f, 0x1.136f64p-11f, 0x1.ebb59cp-9f, 0x1.73ee38p-8f, 0x1.730d98p-8f, 0x1.183f1cp-8f, 0x1.266098p-9f, 0x1.bd1abcp-12f, -0x1.65718cp-11f, -0x1.29b9cp-10f, -0x1.22b47ap-10f, -0x1.c67f5ep-11f, -0x1.302a02p-11f, -0x1.670342p-12f},
+ {0x1.eba9e2p-7f, 0x1.1d0238p-4f, -0x1.ba29cep-6f, 0x1.35a9f8p-6f, -0x1.7851a6p-7f, -0x1.438216p-6f, -0x1.7b54dep-7f, -0x1.bcff22p-14f, -0x1.87cbb4p-14f, -0x1.c0f186p-9f, -0x1.27c148p-10f, -0x1.105dacp-11f, -0x1.24efeep-16f, 0x1.c09ed2p-14f, 0x1.374eacp-13f, 0x1.19293p-13f}};
+
+/// gelu for lanes with a = |x| < 3.875 (others get a meaningless value): j = round(4a) from the low
+/// bits of 1.5 2^23 + 4a (rounded once, also without FMA, as 4a is exact), s = a - j / 4 exact, E by
+/// Horner's rule, then x - x E (one fnma) for x > 0 and x E below.
+inline VF gelu_near(VF x, VF a) {
+  const VF k = fma(a, 4.0f, 12582912.0f);
+  const VF s = fnma(k - 12582912.0f, VF(0.25f), a);
+  auto c = [&](int i) { return VF(vecimpl::lut16(kGeluNear[i], k.v)); };
+  VF E = c(6);
+  for (int i = 5; i >= 0; --i) E = fma(E, s, c(i));
+  return select_gt(x, 0.0f, fnma(x, E, x), x * E);
+}
 
 /// x (c + w) as x c + x w with x c exact inside one fma; without FMA, x c = h + l exactly (halves
 /// of 12 bits, whose products are exact), then one rounding. a: 0 exactly where x is (then h, so
@@ -885,20 +898,6 @@ inline VF x_times_sum(VF x, VF c, VF w, VF a) {
     const VF h = x * c, l = (((xh * ch - h) + xh * cl) + xl * ch) + xl * cl;
     return select_gt(a, 0.0f, h + (l + x * w), h);
   }
-}
-
-/// gelu for lanes with a = |x| < 3.875 (others get a meaningless value): j = round(4a) from the low
-/// bits of 1.5 2^23 + 4a (rounded once, also without FMA, as 4a is exact), s = a - j / 4 exact, E =
-/// c0hi + T, T = c0lo + s Q(s), then x - x E (one fnma) for x > 0 and x c0hi + x T (x_times_sum)
-/// below.
-inline VF gelu_near(VF x, VF a) {
-  const VF k = fma(a, 4.0f, 12582912.0f);
-  const VF s = fnma(k - 12582912.0f, VF(0.25f), a);
-  auto c = [&](int i) { return VF(vecimpl::lut16(kGeluNear[i], k.v)); };
-  VF q = c(7);
-  for (int i = 6; i >= 2; --i) q = fma(q, s, c(i));
-  const VF T = fma(s, q, c(1)), c0 = c(0);
-  return select_gt(x, 0.0f, fnma(x, c0 + T, x), x_times_sum(x, c0, T, a));
 }
 
 /// gelu for every x (the form for |x| >= 3.875, NaN and inf: e^(-x^2 / 2) R(|x|)).
