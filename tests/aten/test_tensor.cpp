@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <sstream>
 #include <vector>
@@ -138,6 +139,55 @@ TEST_CASE("CPU allocations are 64-byte aligned", "[tensor]") {
     c10::DataPtr got_hi = c10::GetCPUAllocator()->allocate((size_t{8} << 20) + (size_t{600} << 10));
     CHECK(got_hi.get() == hi_p);
   }
+}
+
+// Note [Huge pages for large CPU blocks]: with THP_MEM_ALLOC_ENABLE=1, freshly mapped blocks of
+// 2 MiB or more start on a 2 MiB boundary, are usable to the last byte, and go back whole (a block
+// past the cache's bound is unmapped when freed: nothing of its range may stay mapped).
+TEST_CASE("THP_MEM_ALLOC_ENABLE places large CPU blocks on 2 MiB boundaries", "[tensor]") {
+  const char* cache_mb = std::getenv("EMBER_CPU_CACHE_MB");
+  const size_t huge = size_t{2} << 20;
+  // Sanitizer builds and EMBER_CPU_CACHE_MB=0 take large blocks from malloc: probe whether the
+  // cache maps them (then a block comes back for a request of the same capacity).
+  void* probe = c10::GetCPUAllocator()->allocate((size_t{11} << 20) + 9).get();
+  const bool mapped = !(cache_mb && std::string(cache_mb) == "0") &&
+                      c10::GetCPUAllocator()->allocate((size_t{11} << 20) + 1).get() == probe;
+  if (!mapped) {
+    WARN("skipped: large CPU blocks come from malloc in this build or environment");
+    return;
+  }
+  const size_t cache_bound = cache_mb && *cache_mb ? std::stoull(cache_mb) << 20 : size_t{256} << 20;
+  ::setenv("THP_MEM_ALLOC_ENABLE", "1", 1);
+  for (size_t n : {huge, huge + 1, (size_t{37} << 20) + 123, (size_t{300} << 20) + 5}) {
+    // Blocks cached by earlier tests may serve the first requests: holding more than the cache can
+    // hold of this size makes the last one a fresh mapping.
+    std::vector<c10::DataPtr> held;
+    for (size_t k = 0; k <= cache_bound / n; ++k) held.push_back(c10::GetCPUAllocator()->allocate(n));
+    c10::DataPtr p = std::move(held.back());
+    held.clear();
+    REQUIRE(p.get() != nullptr);
+    const auto addr = reinterpret_cast<uintptr_t>(p.get());
+    CHECK(addr % huge == 0);
+    auto* b = static_cast<unsigned char*>(p.get());
+    const bool whole = n < (size_t{64} << 20);  // the 300 MiB block: its ends only
+    if (whole) std::memset(b, 0x3c, n);
+    b[0] = 1;
+    b[n - 1] = 2;
+    CHECK((b[0] == 1 && b[n - 1] == 2 && b[n / 2] == (whole ? 0x3c : 0)));
+    p.clear();
+    if (n > cache_bound) {  // unmapped at once: no mapping of /proc/self/maps meets its range
+      std::ifstream maps("/proc/self/maps");
+      std::string line;
+      bool overlap = false;
+      while (std::getline(maps, line)) {
+        const uintptr_t lo = std::stoull(line.substr(0, line.find('-')), nullptr, 16);
+        const uintptr_t hi = std::stoull(line.substr(line.find('-') + 1), nullptr, 16);
+        overlap = overlap || (lo < addr + n && hi > addr - 64);
+      }
+      CHECK(!overlap);
+    }
+  }
+  ::unsetenv("THP_MEM_ALLOC_ENABLE");
 }
 
 TEST_CASE("views share storage and strides", "[tensor][view]") {
