@@ -3,7 +3,8 @@
 //                 64-byte and 32-byte vectors (the widest the CPU has is the limit; both are printed so
 //                 the table shows what the AVX2 build of a kernel could reach)
 //   triad         STREAM's a[i] = b[i] + s * c[i] over float64 arrays far larger than any cache,
-//                 counted as STREAM does: 24 bytes per element (the write-allocate read is not counted)
+//                 counted as STREAM does: 24 bytes per element (the write-allocate read is not counted);
+//                 on huge pages when THP_MEM_ALLOC_ENABLE=1, as the libraries' tensors then are
 // each at the thread counts given as arguments (default 1 and 2; best of 20 passes). Built with -O3 -march=native and no library.
 // Prints one JSON object on stdout.
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include <sys/mman.h>
 
 namespace {
 
@@ -128,7 +130,20 @@ int main(int argc, char** argv) {
   const int most = *std::max_element(counts.begin(), counts.end());
   // 3 arrays of 256 MiB: far past the last-level cache of any CPU this runs on.
   Arrays x{int64_t{1} << 25, nullptr, nullptr, nullptr};
-  std::unique_ptr<double[]> a(new double[x.n]), b(new double[x.n]), c(new double[x.n]);
+  // With THP_MEM_ALLOC_ENABLE=1 (both libraries then back large tensors with huge pages) the
+  // arrays are too, so that the limit is measured under the cases' page policy.
+  const char* thp = std::getenv("THP_MEM_ALLOC_ENABLE");
+  const bool huge = thp && std::string(thp) == "1";
+  const size_t bytes = static_cast<size_t>(x.n) * sizeof(double), page2m = size_t{2} << 20;
+  auto make = [&] {
+    void* p = std::aligned_alloc(page2m, bytes);  // bytes is a multiple of 2 MiB
+    if (!p) std::abort();
+#if defined(MADV_HUGEPAGE)
+    if (huge) ::madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+    return std::unique_ptr<double[], void (*)(double*)>(static_cast<double*>(p), [](double* q) { std::free(q); });
+  };
+  auto a = make(), b = make(), c = make();
   x.a = a.get();
   x.b = b.get();
   x.c = c.get();
