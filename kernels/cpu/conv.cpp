@@ -13,6 +13,7 @@
 #include <ATen/Parallel.h>
 #include <ATen/native/LruCache.h>
 #include <oneapi/dnnl/dnnl.hpp>
+#include "onednn_handle.h"
 #include <algorithm>
 #include <array>
 #include <memory>
@@ -456,8 +457,8 @@ void via_contiguous(Tensor& out, F loops) {
 
 void run_forward(const ConvGeometry& g, const Tensor& src, const Tensor& w, const Tensor& b, Tensor& dst, bool cl) {
   if (src.scalar_type() == kFloat) {
-    std::unordered_map<int, void*> bufs{{DNNL_ARG_SRC, const_cast<void*>(src.const_data_ptr())}, {DNNL_ARG_WEIGHTS, const_cast<void*>(w.const_data_ptr())}, {DNNL_ARG_DST, dst._mutable_data_ptr_internal()}};
-    if (b.defined()) bufs.emplace(DNNL_ARG_BIAS, const_cast<void*>(b.const_data_ptr()));
+    std::unordered_map<int, void*> bufs{{DNNL_ARG_SRC, onednn_input(src)}, {DNNL_ARG_WEIGHTS, onednn_input(w)}, {DNNL_ARG_DST, dst._mutable_data_ptr_internal()}};
+    if (b.defined()) bufs.emplace(DNNL_ARG_BIAS, onednn_input(b));
     if (dnnl_conv(Pass::forward, g, bufs, b.defined(), cl)) return;
   }
   const Tensor s = src.contiguous(), wc = w.contiguous();
@@ -475,7 +476,7 @@ void run_backward_data(const ConvGeometry& g, const Tensor& dst_grad, const Tens
                        ReorderMemo* memo = nullptr) {
   if (src_grad.scalar_type() == kFloat &&
       dnnl_conv(Pass::backward_data, g,
-                {{DNNL_ARG_DIFF_SRC, src_grad._mutable_data_ptr_internal()}, {DNNL_ARG_WEIGHTS, const_cast<void*>(w.const_data_ptr())}, {DNNL_ARG_DIFF_DST, const_cast<void*>(dst_grad.const_data_ptr())}},
+                {{DNNL_ARG_DIFF_SRC, src_grad._mutable_data_ptr_internal()}, {DNNL_ARG_WEIGHTS, onednn_input(w)}, {DNNL_ARG_DIFF_DST, onednn_input(dst_grad)}},
                 false, cl, memo))
     return;
   const Tensor gy = dst_grad.contiguous(), wc = w.contiguous();
@@ -489,7 +490,7 @@ void run_backward_weights(const ConvGeometry& g, const Tensor& src, const Tensor
                           ReorderMemo* memo = nullptr) {
   if (w_grad.scalar_type() == kFloat &&
       dnnl_conv(Pass::backward_weights, g,
-                {{DNNL_ARG_SRC, const_cast<void*>(src.const_data_ptr())}, {DNNL_ARG_DIFF_WEIGHTS, w_grad._mutable_data_ptr_internal()}, {DNNL_ARG_DIFF_DST, const_cast<void*>(dst_grad.const_data_ptr())}},
+                {{DNNL_ARG_SRC, onednn_input(src)}, {DNNL_ARG_DIFF_WEIGHTS, w_grad._mutable_data_ptr_internal()}, {DNNL_ARG_DIFF_DST, onednn_input(dst_grad)}},
                 false, cl, memo))
     return;
   const Tensor s = src.contiguous(), gy = dst_grad.contiguous();

@@ -18,6 +18,7 @@
 // projection needs no fresh 4 MiB output. Other dtypes (double) take at::mm and a copy.
 #include <ATen/native/cpu/LstmCell.h>
 #include <oneapi/dnnl/dnnl.hpp>
+#include "onednn_handle.h"
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -141,7 +142,7 @@ LstmStepProduct::LstmStepProduct(const Tensor& b, int64_t rows) : b_(b), rows_(r
     p->scratch_storage = bytes(prim->scratch_md);
     p->scratch = dnnl::memory(prim->scratch_md, eng, aligned(p->scratch_storage));
   }
-  dnnl::memory src(prim->b_plain_md, eng, const_cast<void*>(b.const_data_ptr()));
+  dnnl::memory src(prim->b_plain_md, eng, onednn_input(b));
   prim->pack.execute(p->stream, src, p->b);
   p->stream.wait();
   packed_ = std::move(p);
@@ -159,7 +160,7 @@ void LstmStepProduct::mm(const Tensor& a, const Tensor& out) const {
     return;
   }
   Packed& p = *packed_;
-  p.a.set_data_handle(const_cast<void*>(a.const_data_ptr()));
+  p.a.set_data_handle(onednn_input(a));
   p.c.set_data_handle(out._mutable_data_ptr_internal());
   // The C API with the arguments on the stack (no argument map per step).
   dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, p.a.get()}, {DNNL_ARG_WEIGHTS, p.b.get()}, {DNNL_ARG_DST, p.c.get()}};
