@@ -460,16 +460,13 @@ inline NF fnma(NF a, NF b, NF c) { return _mm_sub_ps(c, _mm_mul_ps(a, b)); }
 inline NF min_num(NF a, NF b) { return _mm_min_ps(a, b); }
 inline NF add_exp(NF p, NF k) { return _mm_castsi128_ps(_mm_add_epi32(_mm_castps_si128(p), _mm_slli_epi32(_mm_castps_si128(k), 23))); }
 inline NF lut_key(NF y) { return _mm_castsi128_ps(_mm_sub_epi32(_mm_srli_epi32(_mm_castps_si128(y), 22), _mm_set1_epi32(254))); }
-inline NF lut8(const float* t, NF key) {
+template <int Mask> inline NF lut_lanes(const float* t, NF key) {  // t[key & Mask] lane by lane
   alignas(16) int32_t k[4];
   _mm_store_si128(reinterpret_cast<__m128i*>(k), _mm_castps_si128(key));
-  return _mm_setr_ps(t[k[0] & 7], t[k[1] & 7], t[k[2] & 7], t[k[3] & 7]);
+  return _mm_setr_ps(t[k[0] & Mask], t[k[1] & Mask], t[k[2] & Mask], t[k[3] & Mask]);
 }
-inline NF lut16(const float* t, NF key) {
-  alignas(16) int32_t k[4];
-  _mm_store_si128(reinterpret_cast<__m128i*>(k), _mm_castps_si128(key));
-  return _mm_setr_ps(t[k[0] & 15], t[k[1] & 15], t[k[2] & 15], t[k[3] & 15]);
-}
+inline NF lut8(const float* t, NF key) { return lut_lanes<7>(t, key); }
+inline NF lut16(const float* t, NF key) { return lut_lanes<15>(t, key); }
 #else
 inline NF fms(NF a, NF b, NF c) {
   for (int i = 0; i < kLanesF; ++i) a.l[i] = kFusedFma ? std::fma(a.l[i], b.l[i], -c.l[i]) : a.l[i] * b.l[i] - c.l[i];
@@ -499,22 +496,16 @@ inline NF lut_key(NF y) {
   }
   return y;
 }
-inline NF lut8(const float* t, NF key) {
+template <uint32_t Mask> inline NF lut_lanes(const float* t, NF key) {  // t[key & Mask] lane by lane
   for (int i = 0; i < kLanesF; ++i) {
     uint32_t k;
     std::memcpy(&k, &key.l[i], 4);
-    key.l[i] = t[k & 7];
+    key.l[i] = t[k & Mask];
   }
   return key;
 }
-inline NF lut16(const float* t, NF key) {
-  for (int i = 0; i < kLanesF; ++i) {
-    uint32_t k;
-    std::memcpy(&k, &key.l[i], 4);
-    key.l[i] = t[k & 15];
-  }
-  return key;
-}
+inline NF lut8(const float* t, NF key) { return lut_lanes<7>(t, key); }
+inline NF lut16(const float* t, NF key) { return lut_lanes<15>(t, key); }
 #endif
 
 }  // namespace vecimpl
