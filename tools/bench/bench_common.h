@@ -45,6 +45,19 @@ inline torch::Tensor det(std::vector<int64_t> sizes, int64_t seed = 0, double sc
   return torch::from_blob(buf.data(), sizes, torch::kFloat).clone();
 }
 
+// An input made once per process under `key` and kept: Google Benchmark calls a case anew for its
+// warm-up, each sizing run and the timed run, and making two 16M-element inputs every time took
+// longer than the timing itself (exp f32: 1.8 s of wall time per case, 0.35 s of it timed), which
+// left no room in the table's 10 minutes to repeat the main job. Read-only: the cases that use it
+// never write to it (an in-place op or requires_grad_ would change it for every later call).
+template <typename F>
+const torch::Tensor& kept(const std::string& key, F&& make) {
+  static std::map<std::string, torch::Tensor> cache;
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, make()).first;
+  return it->second;
+}
+
 // Checksum of one result: (sum of w_i x_i, sum of w_i |x_i|) in double over the logical (row-major)
 // order, with positive weights that depend on the index, so a wrong sign, a permutation or a wrong
 // element all move it.

@@ -72,7 +72,9 @@ torch::Tensor apply(Op op, const torch::Tensor& a, const torch::Tensor& b) {
 // (>= 85% of the measured triad; compare.py knows it from frac_target).
 void BM_pointwise(benchmark::State& st, Op op, torch::ScalarType dtype, const char* key) {
   torch::NoGradGuard no_grad;
-  auto a = det({k16M}, 1).to(dtype), b = det({k16M}, 2).to(dtype);
+  const std::string dt = std::to_string(static_cast<int>(dtype));
+  const torch::Tensor& a = bench::kept("pw1" + dt, [&] { return det({k16M}, 1).to(dtype); });
+  const torch::Tensor& b = bench::kept("pw2" + dt, [&] { return det({k16M}, 2).to(dtype); });
   for (auto _ : st) benchmark::DoNotOptimize(apply(op, a, b));
   const bool binary = op == Op::add || op == Op::mul;
   Meta m{1.0, bench::tol_for(dtype), static_cast<double>((binary ? 3 : 2) * k16M * a.element_size()), 0};
@@ -80,10 +82,10 @@ void BM_pointwise(benchmark::State& st, Op op, torch::ScalarType dtype, const ch
   if (dtype == torch::kFloat) st.counters["frac_target"] = 0.85;
 }
 // These run at least 0.3 s whatever --benchmark_min_time says: Google Benchmark calls the function
-// anew for each sizing and timed run, with fresh inputs, and the first iterations after the inputs
-// are made run slow (Ember's exp f32 at one thread, 12 iterations after each set
-// of inputs: 4.9 ms for the first, 4.1 from the sixth on). At 0.1 s (~20 iterations) that ramp was a
-// fifth of the mean: exp 5.3-6.9 ms against 4.6 at 0.3 s and 1 s.
+// anew for each sizing and timed run, and the first iterations of a call ran slow while each call
+// made its own inputs (Ember's exp f32 at one thread, 12 iterations after each set of inputs: 4.9 ms
+// for the first, 4.1 from the sixth on). At 0.1 s (~20 iterations) that ramp was a fifth of the
+// mean: exp 5.3-6.9 ms against 4.6 at 0.3 s and 1 s. The inputs are now made once (bench::kept).
 constexpr double kPointwiseMinTime = 0.3;
 #define POINTWISE(op, dt, suffix) \
   BENCHMARK_CAPTURE(BM_pointwise, op##_##suffix, Op::op, torch::dt, #op "_" #suffix)->MinTime(kPointwiseMinTime)
@@ -106,7 +108,8 @@ POINTWISE(sigmoid, kHalf, f16);
 // [4096, 4096] + [4096]: the row vector broadcast along dim 0.
 void BM_add_broadcast_f32(benchmark::State& st) {
   torch::NoGradGuard no_grad;
-  auto a = det({4096, 4096}, 1), b = det({4096}, 2);
+  const torch::Tensor& a = bench::kept("sq1", [] { return det({4096, 4096}, 1); });
+  const torch::Tensor& b = bench::kept("row2", [] { return det({4096}, 2); });
   for (auto _ : st) benchmark::DoNotOptimize(a + b);
   report(st, "add_broadcast_f32", Meta{1.0, 1e-5, (2.0 * k16M + 4096) * 4, 0},
          [&] { return std::vector<torch::Tensor>{a + b}; });
@@ -116,7 +119,8 @@ BENCHMARK(BM_add_broadcast_f32)->MinTime(kPointwiseMinTime);
 // a.t() + b, both [4096, 4096]: one operand walks memory with stride 4096.
 void BM_add_transposed_f32(benchmark::State& st) {
   torch::NoGradGuard no_grad;
-  auto a = det({4096, 4096}, 1), b = det({4096, 4096}, 2);
+  const torch::Tensor& a = bench::kept("sq1", [] { return det({4096, 4096}, 1); });
+  const torch::Tensor& b = bench::kept("sq2", [] { return det({4096, 4096}, 2); });
   for (auto _ : st) benchmark::DoNotOptimize(a.t() + b);
   report(st, "add_transposed_f32", Meta{1.0, 1e-5, 3.0 * k16M * 4, 0},
          [&] { return std::vector<torch::Tensor>{a.t() + b}; });
@@ -127,7 +131,7 @@ BENCHMARK(BM_add_transposed_f32);
 
 // The sums read values in [0, 2): a mean of zero would make the total cancel to about -1, and the
 // checksum's relative tolerance would then measure rounding against a tiny result.
-torch::Tensor sum_input() { return det({4096, 4096}, 1) + 1.0; }
+const torch::Tensor& sum_input() { return bench::kept("sum", [] { return det({4096, 4096}, 1) + 1.0; }); }
 
 void BM_sum_all_4096sq(benchmark::State& st) {
   torch::NoGradGuard no_grad;
