@@ -16,6 +16,7 @@
 #include "onednn_handle.h"
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -198,7 +199,9 @@ void backward_weights_loop(const ConvGeometry& g, const T* src, const T* dst_gra
 // instead reordered into the layout oneDNN picks, as in Note [Convolution layouts]: on a Zen 3
 // (AVX2) the ResNet-block case (8x64x56^2 -> 64, fwd+bwd, 1 thread) took 83 ms on nhwc memory
 // and 68 ms through the blocked layouts with their reorders (libtorch, nhwc: 73 ms), while on a
-// Zen 4 (AVX-512) nhwc was the faster one (38 ms against 44).
+// Zen 4 (AVX-512) nhwc was the faster one (38 ms against 44) — with oneDNN 2.6; an oneDNN whose
+// only nhwc kernel is the reference one (Debian 13's 3.7.2) takes the blocked route at AVX-512 too
+// (nhwc_kernels_preferred, Note [oneDNN 3 reference kernels]).
 enum class Pass : int64_t { forward = 0, backward_data = 1, backward_weights = 2 };
 using ConvKey = std::array<int64_t, 30>;
 constexpr int64_t kBlockedChannels = 16;
@@ -259,11 +262,27 @@ struct ConvDescs {
 };
 
 // Whether oneDNN's nhwc convolution kernels beat its blocked ones with the reorders (Note
-// [Channels-last convolution]): where it runs AVX-512 code.
+// [Channels-last convolution]): where it runs AVX-512 code, and has such kernels. Debian 13's
+// oneDNN 3.7.2 has none on a Zen 4: its only nhwc implementation is the reference one, 100x and
+// more slower than its blocked kernels (Note [oneDNN 3 reference kernels]), so one probe decides.
 bool nhwc_kernels_preferred() {
   static const bool v = [] {
     const int isa = static_cast<int>(dnnl::get_effective_cpu_isa());
-    return (isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core;
+    if ((isa & dnnl_cpu_isa_avx512_core) != dnnl_cpu_isa_avx512_core) return false;
+#if DNNL_VERSION_MAJOR >= 3
+    try {
+      const dnnl::memory::desc act({1, 16, 8, 8}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::nhwc),
+          wei({16, 16, 3, 3}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::ohwi);
+      const dnnl::memory::dims one{1, 1}, none{0, 0};
+      dnnl::convolution_forward::primitive_desc pd(conv_engine(), dnnl::prop_kind::forward_training,
+                                                   dnnl::algorithm::convolution_direct, act, wei, act, one, none, one, one);
+      return std::strstr(pd.impl_info_str(), "ref") == nullptr;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+#else
+    return true;
+#endif
   }();
   return v;
 }
@@ -296,6 +315,28 @@ ConvDescs conv_descs(const ConvGeometry& g, bool any, bool cl) {
   return d;
 }
 
+#if DNNL_VERSION_MAJOR >= 3
+// Note [oneDNN 3 reference kernels]
+// oneDNN lists the implementations that accept a descriptor best first, but for some plain-layout
+// shapes its first choice runs its reference kernel: oneDNN 3.7.2 (Debian 13) on AVX-512 takes
+// "jit_uni_ncsp_convolution:conv+ref:any" for the weight gradient of the MNIST CNN's first layer
+// (64x1x28x28 input, 10x1x5x5 weights): 103 ms a call against 2.2 ms for the next one on its list,
+// "x64:gemm:jit", and its straight float sums are 8x less exact (max error 1.3e-4 against 1.7e-5,
+// relative to 1 + |value|, float64 reference; tests/aten/test_conv.cpp bounds it at 1e-4). So a
+// first choice whose name mentions a reference kernel gives way to the first one on the list that
+// does not; with none, the first stays. `make` builds the descriptor afresh (next_impl() moves the
+// one it is called on).
+template <typename Make>
+auto without_reference_kernel(Make make) {
+  auto is_ref = [](const auto& pd) { return std::strstr(pd.impl_info_str(), "ref") != nullptr; };
+  auto pd = make();
+  if (!is_ref(pd)) return pd;
+  for (auto probe = make(); probe.next_impl();)
+    if (!is_ref(probe)) return probe;
+  return pd;
+}
+#endif
+
 std::shared_ptr<const CachedConv> make_prim(Pass pass, const ConvGeometry& g, bool bias, bool cl) {
   auto c = std::make_shared<CachedConv>();
   try {
@@ -307,10 +348,12 @@ std::shared_ptr<const CachedConv> make_prim(Pass pass, const ConvGeometry& g, bo
     const auto prop = pass == Pass::forward ? dnnl::prop_kind::forward_inference : dnnl::prop_kind::forward_training;
     constexpr auto direct = dnnl::algorithm::convolution_direct;
 #if DNNL_VERSION_MAJOR >= 3
-    auto fwd_pd = bias ? dnnl::convolution_forward::primitive_desc(eng, prop, direct, d.src, d.wei, d.bia, d.dst, d.strides,
-                                                                   d.dilates, d.pad_l, d.pad_r, attr)
-                       : dnnl::convolution_forward::primitive_desc(eng, prop, direct, d.src, d.wei, d.dst, d.strides, d.dilates,
-                                                                   d.pad_l, d.pad_r, attr);
+    auto fwd_pd = without_reference_kernel([&] {
+      return bias ? dnnl::convolution_forward::primitive_desc(eng, prop, direct, d.src, d.wei, d.bia, d.dst, d.strides,
+                                                              d.dilates, d.pad_l, d.pad_r, attr)
+                  : dnnl::convolution_forward::primitive_desc(eng, prop, direct, d.src, d.wei, d.dst, d.strides, d.dilates,
+                                                              d.pad_l, d.pad_r, attr);
+    });
 #else
     auto fwd_d = bias ? dnnl::convolution_forward::desc(prop, direct, d.src, d.wei, d.bia, d.dst, d.strides, d.dilates, d.pad_l, d.pad_r)
                       : dnnl::convolution_forward::desc(prop, direct, d.src, d.wei, d.dst, d.strides, d.dilates, d.pad_l, d.pad_r);
@@ -335,8 +378,10 @@ std::shared_ptr<const CachedConv> make_prim(Pass pass, const ConvGeometry& g, bo
       add(DNNL_ARG_DST, plain.dst, fwd_pd.dst_desc(), true);
     } else if (pass == Pass::backward_data) {
 #if DNNL_VERSION_MAJOR >= 3
-      dnnl::convolution_backward_data::primitive_desc pd(eng, direct, d.src, d.wei, d.dst, d.strides, d.dilates, d.pad_l, d.pad_r,
-                                                         fwd_pd, attr);
+      auto pd = without_reference_kernel([&] {
+        return dnnl::convolution_backward_data::primitive_desc(eng, direct, d.src, d.wei, d.dst, d.strides, d.dilates, d.pad_l,
+                                                               d.pad_r, fwd_pd, attr);
+      });
 #else
       dnnl::convolution_backward_data::desc bd(direct, d.src, d.wei, d.dst, d.strides, d.dilates, d.pad_l, d.pad_r);
       dnnl::convolution_backward_data::primitive_desc pd(bd, attr, eng, fwd_pd);
@@ -348,8 +393,10 @@ std::shared_ptr<const CachedConv> make_prim(Pass pass, const ConvGeometry& g, bo
       add(DNNL_ARG_DIFF_SRC, plain.src, pd.diff_src_desc(), true);
     } else {
 #if DNNL_VERSION_MAJOR >= 3
-      dnnl::convolution_backward_weights::primitive_desc pd(eng, direct, d.src, d.wei, d.dst, d.strides, d.dilates, d.pad_l,
-                                                            d.pad_r, fwd_pd, attr);
+      auto pd = without_reference_kernel([&] {
+        return dnnl::convolution_backward_weights::primitive_desc(eng, direct, d.src, d.wei, d.dst, d.strides, d.dilates,
+                                                                  d.pad_l, d.pad_r, fwd_pd, attr);
+      });
 #else
       dnnl::convolution_backward_weights::desc bw(direct, d.src, d.wei, d.dst, d.strides, d.dilates, d.pad_l, d.pad_r);
       dnnl::convolution_backward_weights::primitive_desc pd(bw, attr, eng, fwd_pd);
