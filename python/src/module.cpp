@@ -508,6 +508,11 @@ NB_MODULE(_C, m) {
   // costs 10-15 ns per new tensor, weak references nothing measurable).
   nb::class_<at::Tensor> tensor(m, "Tensor", nb::type_slots(g_tensor_slots), nb::is_weak_referenceable());
   types.tensor = reinterpret_cast<PyTypeObject*>(nb::type<at::Tensor>().ptr());
+  // Python's own messages ("unsupported operand type(s) for +: 'Tensor' and 'str'") print tp_name,
+  // which nanobind sets to "ember._C.Tensor" on CPython 3.12+ (the module path included; "Tensor" on
+  // 3.11), where PyTorch's say 'Tensor'. The last component, in the same buffer: __name__,
+  // __qualname__ and __module__ (repr, pickling) are kept elsewhere and do not change.
+  if (const char* dot = std::strrchr(types.tensor->tp_name, '.')) types.tensor->tp_name = dot + 1;
   tensor
       .def_prop_ro("shape", [](const at::Tensor& t) { return make_size(t.sizes()); })
       .def("size", [](const at::Tensor& t, std::optional<int64_t> dim) -> nb::object {
