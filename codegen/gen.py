@@ -465,6 +465,7 @@ def generate(args):
     for k in range(N_FUNCTION_SHARDS):
         render("Functions.cpp.j2", f"src/Functions_{k}.cpp", shard=[o for o in ops if shard_of(o, N_FUNCTION_SHARDS) == k])
     render("RegisterCPU.cpp.j2", "src/RegisterCPU.cpp")
+    render("OutVariants.cpp.j2", "src/OutVariants.cpp")
     # The PrivateUse1 row: composites, device-generic kernels and CPU fallbacks for an out-of-tree
     # backend (codegen/privateuse1.py, Note [PrivateUse1 fallback]).
     import privateuse1

@@ -435,6 +435,20 @@ def _out_schema(s: Schema) -> Schema:
     return Schema(s.name, ov, args, [Ret(None, Type("Tensor", alias="a", mutable=True))])
 
 
+def _check_composite_out(s: Schema, where: str):
+    """`out: true` on a dispatch or composite op: one fresh Tensor result, no TensorOptions (whose
+    out= form takes the dtype from `out`, which computing the functional result first cannot)."""
+    rets = s.rets
+    if len(rets) != 1 or not rets[0].type.is_tensor or rets[0].type.is_list or rets[0].type.alias is not None:
+        raise GenError(f"{where}: 'out: true' needs an op that returns one new Tensor; '{s.full_name}' returns "
+                       f"{', '.join(str(r.type) for r in rets) or 'nothing'}")
+    if any(a.type.mutable for a in s.args):
+        raise GenError(f"{where}: 'out: true' needs an op that writes none of its arguments")
+    if set(TENSOR_OPTIONS_ARGS) <= {a.name for a in s.args}:
+        raise GenError(f"{where}: 'out: true' on an op with dtype/layout/device arguments: its out= form would "
+                       f"take them from `out`, which the generated form (functional result, then copy) cannot")
+
+
 def _parse_samples(entry, schema: Schema, where_file, line):
     raw = entry.get("samples")
     if not raw:
@@ -759,6 +773,15 @@ def parse_ops(path: str, text: Optional[str] = None):
         if kind == "pointwise" and e.get("out", True):
             o = Op(**{**op.__dict__})
             o.schema, o.variants, o.base, o.variant_kind = _out_schema(schema), ["function"], op, "out"
+            _add(ops, names, o, path)
+        elif kind != "pointwise" and e.get("out", False) is True:
+            _check_composite_out(schema, where)
+            # Note [Composite out= variants]: computed by the functional op, then written into `out`
+            # (codegen/templates/OutVariants.cpp.j2); random ops are not compared with their
+            # functional run by the generated tests (two calls draw different numbers).
+            o = Op(**{**op.__dict__})
+            o.schema, o.variants, o.base, o.variant_kind, o.kind = _out_schema(schema), ["function"], op, "out", "composite"
+            o.test = op.test and not any(a.type.base == "Generator" for a in schema.args)
             _add(ops, names, o, path)
     for i, op in enumerate(ops):
         op.id = i

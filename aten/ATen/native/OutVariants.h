@@ -1,0 +1,32 @@
+#pragma once
+// Note [Composite out= variants]
+// A dispatch or composite op whose ops.yaml entry says `out: true` gets an out= form,
+// at::<name>_out(out, args...) / at::<name>_outf(args..., out), as libtorch has for it. The generator
+// writes its kernel (build/generated/src/OutVariants.cpp) over these two helpers: it computes the
+// functional op, then write_out() puts the value into `out`. That costs one temporary and one copy
+// next to a kernel that writes `out` directly (the pointwise ops' out= forms do), and buys exact
+// agreement with the functional result and freedom from aliasing: `out` may be one of the inputs.
+// The rules, per op named in the message:
+//   - `out` is on the result's device and has the result's dtype: no conversion on the way
+//     (libtorch's out= forms of reductions, matmuls and indexing ask the same of most ops);
+//   - an `out` of another shape is resized to the result's (an empty one is the usual way to call);
+//     one of the same shape keeps its strides and is written through them;
+//   - under grad mode no input and not `out` may require grad: an out= call records no history.
+#include <c10/macros/Export.h>
+EMBER_PUBLIC_BEGIN
+#include <ATen/ATen.h>
+#include <initializer_list>
+
+namespace at::native {
+
+/// Throws `[op] ...` when grad mode is on and one of `inputs` (null: an absent optional) requires grad.
+void check_out_records_no_history(const char* op, std::initializer_list<const Tensor*> inputs);
+void check_out_records_no_history(const char* op, TensorList inputs);
+void check_out_records_no_history(const char* op, const c10::List<std::optional<Tensor>>& inputs);
+
+/// Writes `result` into `out` (same device and dtype; resized when its shape differs).
+void write_out(const char* op, const Tensor& result, Tensor& out);
+
+}  // namespace at::native
+
+EMBER_PUBLIC_END

@@ -1,0 +1,49 @@
+// The two helpers behind the generated out= forms of non-pointwise ops (Note [Composite out=
+// variants] in ATen/native/OutVariants.h).
+#include <ATen/native/OutVariants.h>
+#include <ATen/MemoryOverlap.h>
+#include <ATen/core/GradMode.h>
+
+namespace at::native {
+namespace {
+void check_history(const char* op, bool requires_grad) {
+  EMBER_CHECK(!requires_grad, "[", op, "] expected inputs that do not require grad (out= variants record no history); got an "
+              "input that requires grad (call it under torch::NoGradGuard, or use the functional form)");
+}
+}  // namespace
+
+void check_out_records_no_history(const char* op, std::initializer_list<const Tensor*> inputs) {
+  if (!GradMode::is_enabled()) return;
+  bool rg = false;
+  for (const Tensor* t : inputs) rg = rg || (t && t->defined() && t->requires_grad());
+  check_history(op, rg);
+}
+
+void check_out_records_no_history(const char* op, TensorList inputs) {
+  if (!GradMode::is_enabled()) return;
+  bool rg = false;
+  for (const Tensor& t : inputs) rg = rg || (t.defined() && t.requires_grad());
+  check_history(op, rg);
+}
+
+void check_out_records_no_history(const char* op, const c10::List<std::optional<Tensor>>& inputs) {
+  if (!GradMode::is_enabled()) return;
+  bool rg = false;
+  for (const auto& t : inputs) rg = rg || (t && t->defined() && t->requires_grad());
+  check_history(op, rg);
+}
+
+void write_out(const char* op, const Tensor& result, Tensor& out) {
+  EMBER_CHECK(out.device() == result.device(), "[", op, "] expected out on ", result.device(), " (the result's device); got out on ",
+              out.device());
+  EMBER_CHECK(out.scalar_type() == result.scalar_type(), "[", op, "] expected out of dtype ", result.scalar_type(),
+              " (the result's dtype); got out of dtype ", out.scalar_type());
+  EMBER_CHECK(!(GradMode::is_enabled() && out.requires_grad()), "[", op,
+              "] expected an out tensor that does not require grad (out= variants record no history); got one that does");
+  // as given, before any resize (as the pointwise out= forms check it): an expanded out is refused
+  check_no_internal_overlap(out, op);
+  if (out.sizes() != result.sizes()) out.resize_(result.sizes());
+  out.copy_(result);
+}
+
+}  // namespace at::native
