@@ -2,6 +2,7 @@
 // variants] in ATen/native/OutVariants.h).
 #include <ATen/native/OutVariants.h>
 #include <ATen/MemoryOverlap.h>
+#include <ATen/Utils.h>
 #include <ATen/core/GradMode.h>
 
 namespace at::native {
@@ -36,8 +37,8 @@ void check_out_records_no_history(const char* op, const c10::List<std::optional<
 void write_out(const char* op, const Tensor& result, Tensor& out) {
   EMBER_CHECK(out.device() == result.device(), "[", op, "] expected out on ", result.device(), " (the result's device); got out on ",
               out.device());
-  EMBER_CHECK(out.scalar_type() == result.scalar_type(), "[", op, "] expected out of dtype ", result.scalar_type(),
-              " (the result's dtype); got out of dtype ", out.scalar_type());
+  EMBER_CHECK(can_cast(result.scalar_type(), out.scalar_type()), "[", op, "] expected an out dtype that the result dtype ",
+              result.scalar_type(), " can be cast to; got out dtype ", out.scalar_type());
   EMBER_CHECK(!(GradMode::is_enabled() && out.requires_grad()), "[", op,
               "] expected an out tensor that does not require grad (out= variants record no history); got one that does");
   // as given, before any resize (as the pointwise out= forms check it): an expanded out is refused

@@ -199,9 +199,7 @@ void backward_weights_loop(const ConvGeometry& g, const T* src, const T* dst_gra
 // instead reordered into the layout oneDNN picks, as in Note [Convolution layouts]: on a Zen 3
 // (AVX2) the ResNet-block case (8x64x56^2 -> 64, fwd+bwd, 1 thread) took 83 ms on nhwc memory
 // and 68 ms through the blocked layouts with their reorders (libtorch, nhwc: 73 ms), while on a
-// Zen 4 (AVX-512) nhwc was the faster one (38 ms against 44) — with oneDNN 2.6; an oneDNN whose
-// only nhwc kernel is the reference one (Debian 13's 3.7.2) takes the blocked route at AVX-512 too
-// (nhwc_kernels_preferred, Note [oneDNN 3 reference kernels]).
+// Zen 4 (AVX-512) nhwc was the faster one (38 ms against 44).
 enum class Pass : int64_t { forward = 0, backward_data = 1, backward_weights = 2 };
 using ConvKey = std::array<int64_t, 30>;
 constexpr int64_t kBlockedChannels = 16;
@@ -262,27 +260,11 @@ struct ConvDescs {
 };
 
 // Whether oneDNN's nhwc convolution kernels beat its blocked ones with the reorders (Note
-// [Channels-last convolution]): where it runs AVX-512 code, and has such kernels. Debian 13's
-// oneDNN 3.7.2 has none on a Zen 4: its only nhwc implementation is the reference one, 100x and
-// more slower than its blocked kernels (Note [oneDNN 3 reference kernels]), so one probe decides.
+// [Channels-last convolution]): where it runs AVX-512 code.
 bool nhwc_kernels_preferred() {
   static const bool v = [] {
     const int isa = static_cast<int>(dnnl::get_effective_cpu_isa());
-    if ((isa & dnnl_cpu_isa_avx512_core) != dnnl_cpu_isa_avx512_core) return false;
-#if DNNL_VERSION_MAJOR >= 3
-    try {
-      const dnnl::memory::desc act({1, 16, 8, 8}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::nhwc),
-          wei({16, 16, 3, 3}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::ohwi);
-      const dnnl::memory::dims one{1, 1}, none{0, 0};
-      dnnl::convolution_forward::primitive_desc pd(conv_engine(), dnnl::prop_kind::forward_training,
-                                                   dnnl::algorithm::convolution_direct, act, wei, act, one, none, one, one);
-      return std::strstr(pd.impl_info_str(), "ref") == nullptr;
-    } catch (const dnnl::error&) {
-      return false;
-    }
-#else
-    return true;
-#endif
+    return (isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core;
   }();
   return v;
 }
@@ -325,7 +307,9 @@ ConvDescs conv_descs(const ConvGeometry& g, bool any, bool cl) {
 // relative to 1 + |value|, float64 reference; tests/aten/test_conv.cpp bounds it at 1e-4). So a
 // first choice whose name mentions a reference kernel gives way to the first one on the list that
 // does not; with none, the first stays. `make` builds the descriptor afresh (next_impl() moves the
-// one it is called on).
+// one it is called on). (Its nhwc kernels are real ones, brg_conv_fwd / brg_conv_bwd /
+// jit:avx512_core, given weights in `any` layout as Note [Channels-last convolution] gives them;
+// with ohwi weights only ref:any accepts nhwc.)
 template <typename Make>
 auto without_reference_kernel(Make make) {
   auto is_ref = [](const auto& pd) { return std::strstr(pd.impl_info_str(), "ref") != nullptr; };

@@ -86,6 +86,8 @@ TEST_CASE("a composite out= keeps the strides of an out of the right shape and r
   CHECK(e.sizes().vec() == std::vector<int64_t>{0, 2});
 }
 
+// (libtorch refuses some of these, cat_out(x, {x, x}) among them; the value here is computed
+// before out is written, so any aliasing gives the functional result.)
 TEST_CASE("a composite out= may be one of its own inputs", "[out_variants]") {
   at::Tensor a = at::arange(9, at::kFloat).reshape({3, 3}) - 4, b = at::arange(9, at::kFloat).reshape({3, 3}).t() * 0.5;
   const std::vector<double> want = matmul_ref(a, b);
@@ -96,12 +98,36 @@ TEST_CASE("a composite out= may be one of its own inputs", "[out_variants]") {
   CHECK(values_of(x) == std::vector<double>{0, 1, 2, 3, 0, 1, 2, 3});
 }
 
-TEST_CASE("a composite out= refuses another dtype, an expanded out and inputs that require grad", "[out_variants]") {
+TEST_CASE("a composite out= converts to a wider out dtype; one with a dtype argument computes in out's", "[out_variants]") {
+  // 2^24 + 1 is not a float: summed in double, the 1s are kept whatever the order
+  at::Tensor a = at::tensor(std::vector<float>{16777216.0f, 1.0f, 1.0f});
+  at::Tensor d = at::empty({0}, at::kDouble);
+  at::sum_out(d, a);
+  CHECK(d.scalar_type() == at::kDouble);
+  CHECK(values_of(d) == std::vector<double>{16777218.0});
+  // an integer sum into int32 stays int32 (the functional one would give int64)
+  at::Tensor i32 = at::empty({0}, at::kInt);
+  at::cumsum_out(i32, at::tensor(std::vector<int32_t>{1, 2, 3}, at::kInt), 0);
+  CHECK(i32.scalar_type() == at::kInt);
+  CHECK(values_of(i32) == std::vector<double>{1, 3, 6});
+  // no dtype argument: the float product, converted
+  at::Tensor m = at::empty({0}, at::kDouble);
+  at::mm_out(m, at::full({1, 1}, 0.1f), at::full({1, 1}, 3.0f));
+  CHECK(values_of(m) == std::vector<double>{static_cast<double>(0.1f * 3.0f)});
+  // cat into a wider dtype
+  at::Tensor c = at::empty({0}, at::kDouble);
+  at::cat_out(c, {at::ones({1}), at::zeros({1})}, 0);
+  CHECK(c.scalar_type() == at::kDouble);
+  CHECK(values_of(c) == std::vector<double>{1, 0});
+}
+
+TEST_CASE("a composite out= refuses a narrower dtype, an expanded out and inputs that require grad", "[out_variants]") {
   at::Tensor a = at::ones({2, 3}), b = at::ones({3, 2});
-  at::Tensor d = at::empty({2, 2}, at::kDouble);
-  CHECK_THROWS_WITH(at::mm_out(d, a, b), StartsWith("[mm_out] expected out of dtype Float (the result's dtype); got out of dtype Double"));
-  at::Tensor i = at::empty({0}, at::kLong);
-  CHECK_THROWS_WITH(at::sum_out(i, a, at::IntArrayRef{0}, false), StartsWith("[sum_out] expected out of dtype Float"));
+  at::Tensor l = at::empty({2, 2}, at::kLong);
+  CHECK_THROWS_WITH(at::mm_out(l, a, b),
+                    StartsWith("[mm_out] expected an out dtype that the result dtype Float can be cast to; got out dtype Long"));
+  at::Tensor bo = at::empty({0}, at::kBool);
+  CHECK_THROWS_WITH(at::cat_out(bo, {a, a}, 0), StartsWith("[cat_out] expected an out dtype that the result dtype Float"));
   at::Tensor ex = at::zeros({2, 1}).expand({2, 2});
   CHECK_THROWS_WITH(at::mm_out(ex, a, b), StartsWith("[mm_out]"));
   at::Tensor u;
@@ -120,6 +146,13 @@ TEST_CASE("a composite out= refuses another dtype, an expanded out and inputs th
     CHECK(values_of(o) == std::vector<double>{3, 3, 3, 3});
     CHECK_FALSE(o.requires_grad());
   }
+}
+
+TEST_CASE("a composite out= moves out's version counter once", "[out_variants]") {
+  at::Tensor out = at::empty({2, 2});
+  const auto v = out._version();
+  at::mm_out(out, at::ones({2, 3}), at::ones({3, 2}));
+  CHECK(out._version() == v + 1u);
 }
 
 TEST_CASE("torch:: spellings of the composite out= forms", "[out_variants]") {

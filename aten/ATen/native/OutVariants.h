@@ -7,11 +7,17 @@
 // next to a kernel that writes `out` directly (the pointwise ops' out= forms do), and buys exact
 // agreement with the functional result and freedom from aliasing: `out` may be one of the inputs.
 // The rules, per op named in the message:
-//   - `out` is on the result's device and has the result's dtype: no conversion on the way
-//     (libtorch's out= forms of reductions, matmuls and indexing ask the same of most ops);
+//   - `out` is on the result's device, of a dtype the result's can be cast to (can_cast, as for the
+//     pointwise out= forms), and gets the result converted. An op with a `ScalarType? dtype` argument
+//     left unset computes in out's dtype, as libtorch's sum/mean/prod/cumsum/... do: sum_out of
+//     int32 into int32, of float into double accumulates in that dtype. (More lenient than libtorch
+//     elsewhere: its mm_out, index_select_out... refuse an out of another dtype, this converts.)
 //   - an `out` of another shape is resized to the result's (an empty one is the usual way to call);
 //     one of the same shape keeps its strides and is written through them;
-//   - under grad mode no input and not `out` may require grad: an out= call records no history.
+//   - under grad mode no input and not `out` may require grad: an out= call records no history;
+//   - `out` may be an input (libtorch refuses that for some ops, cat_out(x, {x, x})): the value is
+//     computed before `out` is written;
+//   - the version counter of `out` moves once, by the copy (Functions.cpp adds no bump for these).
 #include <c10/macros/Export.h>
 EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
