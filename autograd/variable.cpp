@@ -68,6 +68,13 @@ bool compute_requires_grad(at::TensorList ts) {
   return false;
 }
 
+bool compute_requires_grad(const c10::List<std::optional<at::Tensor>>& ts) {
+  if (!at::GradMode::is_enabled()) return false;
+  for (const auto& t : ts)
+    if (t && t->defined() && t->requires_grad()) return true;
+  return false;
+}
+
 void set_history(const at::Tensor& t, const std::shared_ptr<Node>& node, uint32_t output_nr) {
   if (!t.defined() || !t.is_floating_point()) return;  // integer/bool outputs never require grad
   AutogradMeta* meta = impl::materialize_autograd_meta(t);

@@ -6,32 +6,9 @@
 #include <ATen/core/GradMode.h>
 
 namespace at::native {
-namespace {
-void check_history(const char* op, bool requires_grad) {
-  EMBER_CHECK(!requires_grad, "[", op, "] expected inputs that do not require grad (out= variants record no history); got an "
-              "input that requires grad (call it under torch::NoGradGuard, or use the functional form)");
-}
-}  // namespace
-
-void check_out_records_no_history(const char* op, std::initializer_list<const Tensor*> inputs) {
-  if (!GradMode::is_enabled()) return;
-  bool rg = false;
-  for (const Tensor* t : inputs) rg = rg || (t && t->defined() && t->requires_grad());
-  check_history(op, rg);
-}
-
-void check_out_records_no_history(const char* op, TensorList inputs) {
-  if (!GradMode::is_enabled()) return;
-  bool rg = false;
-  for (const Tensor& t : inputs) rg = rg || (t.defined() && t.requires_grad());
-  check_history(op, rg);
-}
-
-void check_out_records_no_history(const char* op, const c10::List<std::optional<Tensor>>& inputs) {
-  if (!GradMode::is_enabled()) return;
-  bool rg = false;
-  for (const auto& t : inputs) rg = rg || (t && t->defined() && t->requires_grad());
-  check_history(op, rg);
+void check_out_records_no_history(const char* op, bool inputs_require_grad) {
+  EMBER_CHECK(!inputs_require_grad, "[", op, "] expected inputs that do not require grad (out= variants record no history); "
+              "got an input that requires grad (call it under torch::NoGradGuard, or use the functional form)");
 }
 
 void write_out(const char* op, const Tensor& result, Tensor& out) {

@@ -21,16 +21,15 @@
 #include <c10/macros/Export.h>
 EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
-#include <initializer_list>
 
 namespace at::native {
 
-/// Throws `[op] ...` when grad mode is on and one of `inputs` (null: an absent optional) requires grad.
-void check_out_records_no_history(const char* op, std::initializer_list<const Tensor*> inputs);
-void check_out_records_no_history(const char* op, TensorList inputs);
-void check_out_records_no_history(const char* op, const c10::List<std::optional<Tensor>>& inputs);
+/// Throws `[op] ...` when `inputs_require_grad` (torch::autograd::compute_requires_grad of the inputs:
+/// grad mode on and one of them requires grad).
+void check_out_records_no_history(const char* op, bool inputs_require_grad);
 
-/// Writes `result` into `out` (same device and dtype; resized when its shape differs).
+/// Writes `result` into `out` (same device, a dtype the result's can be cast to; resized when its
+/// shape differs).
 void write_out(const char* op, const Tensor& result, Tensor& out);
 
 }  // namespace at::native

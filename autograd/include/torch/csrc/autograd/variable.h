@@ -63,6 +63,7 @@ Edge gradient_edge(const at::Tensor& t);
 /// True if grad mode is on and any of the tensors requires grad.
 bool compute_requires_grad(std::initializer_list<const at::Tensor*> ts);
 bool compute_requires_grad(at::TensorList ts);
+bool compute_requires_grad(const c10::List<std::optional<at::Tensor>>& ts);  // Tensor?[] (index, index_put)
 /// Makes `node` the grad_fn of `t` (output number `output_nr`) and records t's metadata on node.
 void set_history(const at::Tensor& t, const std::shared_ptr<Node>& node, uint32_t output_nr = 0);
 /// Like set_history for a tensor modified in place: it now comes from `node`.
