@@ -428,25 +428,58 @@ def _inplace_schema(s: Schema) -> Schema:
     return Schema(s.name + "_", s.overload, args, [Ret(None, Type("Tensor", alias="a", mutable=True))])
 
 
-def _out_schema(s: Schema) -> Schema:
+def _out_schema(s: Schema, spec=None) -> Schema:
+    """The out= form: the functional arguments, then keyword-only mutable tensors, one per result
+    (`out` for one; for several, the names and overload an `out: {overload, names}` entry gives).
+    The out tensors come last, so the Python binding can take them as one `out=` tuple."""
     args = [Arg(a.name, Type(**{**a.type.__dict__}), a.default, a.kwarg_only) for a in s.args]
-    args.append(Arg("out", Type("Tensor", alias="a", mutable=True), None, True))
-    ov = f"{s.overload}_out" if s.overload else "out"
-    return Schema(s.name, ov, args, [Ret(None, Type("Tensor", alias="a", mutable=True))])
+    if spec is None:
+        args.append(Arg("out", Type("Tensor", alias="a", mutable=True), None, True))
+        ov = f"{s.overload}_out" if s.overload else "out"
+        return Schema(s.name, ov, args, [Ret(None, Type("Tensor", alias="a", mutable=True))])
+    letters = "abcdefgh"
+    rets = []
+    for i, (n, r) in enumerate(zip(spec["names"], s.rets)):
+        args.append(Arg(n, Type("Tensor", alias=letters[i], mutable=True), None, True))
+        rets.append(Ret(r.name, Type("Tensor", alias=letters[i], mutable=True)))
+    return Schema(s.name, spec["overload"], args, rets)
 
 
-def _check_composite_out(s: Schema, where: str):
-    """`out: true` on a dispatch or composite op: one fresh Tensor result, no TensorOptions (whose
-    out= form takes the dtype from `out`, which computing the functional result first cannot)."""
+def _check_composite_out(s: Schema, where: str, value):
+    """`out:` on a dispatch or composite op: `true` for one fresh Tensor result; for several fresh
+    Tensor results, `{overload: <name>, names: [<one per result>]}` (libtorch's overload and out argument
+    names: max.dim's is max.dim_max(..., *, Tensor(a!) max, Tensor(b!) max_values)). No TensorOptions
+    (whose out= form takes the dtype from `out`, which computing the functional result first cannot).
+    Returns the spec for _out_schema (None for one result)."""
     rets = s.rets
-    if len(rets) != 1 or not rets[0].type.is_tensor or rets[0].type.is_list or rets[0].type.alias is not None:
-        raise GenError(f"{where}: 'out: true' needs an op that returns one new Tensor; '{s.full_name}' returns "
-                       f"{', '.join(str(r.type) for r in rets) or 'nothing'}")
+    fresh = all(r.type.is_tensor and not r.type.is_list and r.type.alias is None for r in rets)
+    if value is True:
+        if len(rets) != 1 or not fresh:
+            raise GenError(f"{where}: 'out: true' needs an op that returns one new Tensor; '{s.full_name}' returns "
+                           f"{', '.join(str(r.type) for r in rets) or 'nothing'} (several results take "
+                           f"'out: {{overload: ..., names: [...]}}')")
+        spec = None
+    else:
+        if not isinstance(value, dict) or set(value) - {"overload", "names", "__line__"} or \
+                not isinstance(value.get("overload"), str) or not isinstance(value.get("names"), list):
+            raise GenError(f"{where}: 'out' is true or {{overload: <name>, names: [<out argument per result>]}}; "
+                           f"got {value!r}")
+        if len(rets) < 2 or not fresh:
+            raise GenError(f"{where}: 'out: {{overload, names}}' needs an op that returns several new Tensors; "
+                           f"'{s.full_name}' returns {', '.join(str(r.type) for r in rets) or 'nothing'}")
+        names = [str(n) for n in value["names"]]
+        if len(names) != len(rets) or len(set(names)) != len(names):
+            raise GenError(f"{where}: 'out' names {names}: expected {len(rets)} distinct names, one per result")
+        clash = [n for n in names if n in {a.name for a in s.args}]
+        if clash:
+            raise GenError(f"{where}: out argument name(s) {clash} already name arguments of '{s.full_name}'")
+        spec = {"overload": value["overload"], "names": names}
     if any(a.type.mutable for a in s.args):
-        raise GenError(f"{where}: 'out: true' needs an op that writes none of its arguments")
+        raise GenError(f"{where}: 'out' needs an op that writes none of its arguments")
     if set(TENSOR_OPTIONS_ARGS) <= {a.name for a in s.args}:
-        raise GenError(f"{where}: 'out: true' on an op with dtype/layout/device arguments: its out= form would "
+        raise GenError(f"{where}: 'out' on an op with dtype/layout/device arguments: its out= form would "
                        f"take them from `out`, which the generated form (functional result, then copy) cannot")
+    return spec
 
 
 def _parse_samples(entry, schema: Schema, where_file, line):
@@ -774,13 +807,13 @@ def parse_ops(path: str, text: Optional[str] = None):
             o = Op(**{**op.__dict__})
             o.schema, o.variants, o.base, o.variant_kind = _out_schema(schema), ["function"], op, "out"
             _add(ops, names, o, path)
-        elif kind != "pointwise" and e.get("out", False) is True:
-            _check_composite_out(schema, where)
+        elif kind != "pointwise" and e.get("out", False) not in (False, None):
+            spec = _check_composite_out(schema, where, e["out"])
             # Note [Composite out= variants]: computed by the functional op, then written into `out`
             # (codegen/templates/OutVariants.cpp.j2); random ops are not compared with their
             # functional run by the generated tests (two calls draw different numbers).
             o = Op(**{**op.__dict__})
-            o.schema, o.variants, o.base, o.variant_kind, o.kind = _out_schema(schema), ["function"], op, "out", "composite"
+            o.schema, o.variants, o.base, o.variant_kind, o.kind = _out_schema(schema, spec), ["function"], op, "out", "composite"
             o.test = op.test and not any(a.type.base == "Generator" for a in schema.args)
             _add(ops, names, o, path)
     for i, op in enumerate(ops):

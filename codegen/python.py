@@ -29,7 +29,7 @@ import re
 
 import keyword
 
-from model import TENSOR_OPTIONS_ARGS, GenError, cpp_args, cpp_default, cpp_ret_type
+from model import TENSOR_OPTIONS_ARGS, Arg, GenError, Type, cpp_args, cpp_default, cpp_ret_type
 import c_abi
 
 # c_abi.kind() -> the C++ enumerator of ember::python::Kind.
@@ -104,11 +104,28 @@ def is_factory(op):
             and not rets[0].type.is_list and not rets[0].type.alias)
 
 
+def out_tuple_size(op):
+    """The number of out tensors of a several-result out= form (0 for other ops). Python takes them as
+    one keyword-only `out=` tuple, as PyTorch does (`torch.max(x, 1, out=(values, indices))`); they are
+    the schema's last arguments (model._out_schema)."""
+    rets = op.schema.rets
+    return len(rets) if op.variant_kind == "out" and len(rets) > 1 else 0
+
+
+def python_args(op):
+    """The schema's arguments as a Python caller passes them: a several-result out= form's out tensors
+    become one `out` argument (a tuple of that many tensors)."""
+    n = out_tuple_size(op)
+    if not n:
+        return op.schema.args
+    return op.schema.args[:-n] + [Arg("out", Type("Tensor", is_list=True, list_size=n, mutable=True), None, True)]
+
+
 def python_params(op, method, render):
     """render(arg) for each argument a Python caller passes (a method's self left out), with "*"
     before the first keyword-only one: the shape shared by TypeError signatures and .pyi stubs."""
     parts, kw = [], False
-    for a in op.schema.args:
+    for a in python_args(op):
         if method and a is self_arg(op):
             continue
         if a.kwarg_only and not kw:
@@ -148,8 +165,10 @@ class Overload:
     def params(self):
         """[(name, Kind, kwonly, has_default, list_size)] in schema order."""
         out = []
-        for a in self.op.schema.args:
-            out.append(dict(name=a.name, kind=KIND[c_abi.kind(a.type)], kwonly=a.kwarg_only,
+        n_out = out_tuple_size(self.op)
+        for a in python_args(self.op):
+            kind = "OutTuple" if n_out and a.name == "out" else KIND[c_abi.kind(a.type)]
+            out.append(dict(name=a.name, kind=kind, kwonly=a.kwarg_only,
                             has_default=a.default is not None, list_size=a.type.list_size or 0))
         if is_factory(self.op):
             out.append(dict(name="requires_grad", kind="Bool", kwonly=True, has_default=True, list_size=0))
@@ -169,7 +188,13 @@ class Overload:
         where = self.where
         lines = []
         index = {x.name: i for i, x in enumerate(self.op.schema.args)}
+        n_out = out_tuple_size(self.op)
+        first_out = len(self.op.schema.args) - n_out
         for i, x in enumerate(self.op.schema.args):
+            if n_out and i >= first_out:
+                # an item of the `out=` tuple (parameter first_out)
+                lines.append(f"at::Tensor& a{i} = a.out_item({first_out}, {i - first_out});")
+                continue
             k = c_abi.kind(x.type)
             st = c_abi.STORAGE[k]
             get = f"a.{GETTER[k]}({i})"
@@ -216,6 +241,13 @@ class Overload:
                     f"  return ::ember::python::wrap(std::move(res));")
         if not rets:
             return "Py_RETURN_NONE;"
+        n_out = out_tuple_size(self.op)
+        if n_out:
+            # the out tensors' own Python objects, as the functional form's (named) tuple
+            first = len(self.op.schema.args) - n_out
+            fields = ", ".join(f'"{r.name}"' for r in rets)
+            return (f"return ::ember::python::named_tuple(a.same_items({first}), \"{self.op.schema.name}\", "
+                    f"{{{fields}}});")
         if len(rets) == 1:
             t = rets[0].type
             if t.base == "Tensor" and t.mutable:
@@ -253,6 +285,10 @@ def groups(ops):
     overloads = [Overload(op, i) for i, op in enumerate(ops)]
     funcs, methods = {}, {}
     for ov in overloads:
+        if out_tuple_size(ov.op) and not all(r.name for r in ov.op.schema.rets):
+            # PyTorch's Python API has the out= form of a several-result op only where its results are
+            # named (max, sort, topk, aminmax, ...; not var_mean, native_layer_norm, _unique2, ...)
+            continue
         if "function" in ov.op.variants:
             funcs.setdefault(ov.op.schema.name, []).append(ov)
         if "method" in ov.op.variants:

@@ -24,4 +24,38 @@ void write_out(const char* op, const Tensor& result, Tensor& out) {
   out.copy_(result);
 }
 
+void write_outs(const char* op, ArrayRef<const char*> names, ArrayRef<Tensor> results, ArrayRef<Tensor*> outs) {
+  EMBER_CHECK(results.size() == outs.size() && names.size() == outs.size(), "[", op, "] expected one out tensor per result (",
+              results.size(), "); got ", outs.size());
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const Tensor& r = results[i];
+    Tensor& o = *outs[i];
+    if (!r.defined()) continue;
+    EMBER_CHECK(o.defined(), "[", op, "] expected a defined tensor for out argument '", names[i], "'; got an undefined one");
+    EMBER_CHECK(o.device() == r.device(), "[", op, "] expected out argument '", names[i], "' on ", r.device(),
+                " (the result's device); got it on ", o.device());
+    EMBER_CHECK(o.scalar_type() == r.scalar_type(), "[", op, "] expected out argument '", names[i], "' of dtype ",
+                r.scalar_type(), " (its result's); got dtype ", o.scalar_type());
+    EMBER_CHECK(!(GradMode::is_enabled() && o.requires_grad()), "[", op, "] expected out argument '", names[i],
+                "' not to require grad (out= variants record no history); got one that does");
+    check_no_internal_overlap(o, op);
+    for (size_t j = 0; j < i; ++j) {
+      const Tensor& p = *outs[j];
+      if (!p.defined() || !results[j].defined()) continue;
+      // Same tensor, or views of one storage that overlap now or may after a resize.
+      const bool shared = o.unsafeGetTensorImpl() == p.unsafeGetTensorImpl() ||
+                          (o.is_alias_of(p) && (mem_overlap(o, p) != MemOverlap::None || o.sizes() != r.sizes() ||
+                                                p.sizes() != results[j].sizes()));
+      EMBER_CHECK(!shared, "[", op, "] expected out arguments that do not share memory; got '", names[j], "' and '", names[i],
+                  "' sharing it");
+    }
+  }
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (!results[i].defined()) continue;
+    Tensor& o = *outs[i];
+    if (o.sizes() != results[i].sizes()) o.resize_(results[i].sizes());
+    o.copy_(results[i]);
+  }
+}
+
 }  // namespace at::native

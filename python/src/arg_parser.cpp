@@ -123,6 +123,7 @@ bool accepts(const Param& p, PyObject* o) {
     case Kind::MemoryFormat: case Kind::OptMemoryFormat: return is_instance(o, types.memory_format);
     case Kind::Str: case Kind::OptStr: return PyUnicode_Check(o);
     case Kind::Generator: return is_instance(o, types.generator);
+    case Kind::OutTuple: return is_seq(o) && PySequence_Fast_GET_SIZE(o) == p.list_size && all_items(o, is_tensor);
   }
   return false;
 }
@@ -138,6 +139,7 @@ const char* kind_name(Kind k) {
     case Kind::FloatList: case Kind::OptFloatList: return "tuple of floats";
     case Kind::Bool: case Kind::OptBool: return "bool";
     case Kind::BoolList: return "tuple of bools";
+    case Kind::OutTuple: return "tuple of Tensors";
     case Kind::Scalar: case Kind::OptScalar: return "Number";
     case Kind::Dtype: case Kind::OptDtype: return "dtype";
     case Kind::Layout: case Kind::OptLayout: return "layout";
@@ -471,6 +473,17 @@ PyObject* wrap(at::ScalarType t) { return dtype_object(t); }
 
 
 // ---------------------------------------------------------------- Args getters
+PyObject* Args::same_items(int i) const {
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(s_[i]);
+  PyObject* t = PyTuple_New(n);
+  if (!t) return nullptr;
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    PyObject* x = PySequence_Fast_GET_ITEM(s_[i], k);
+    Py_INCREF(x);
+    PyTuple_SET_ITEM(t, k, x);
+  }
+  return t;
+}
 std::optional<at::Tensor> Args::opt_tensor(int i) const {
   if (none(i)) return std::nullopt;
   return unpack(s_[i]);

@@ -29,6 +29,7 @@ enum class Kind : uint8_t {
   Tensor, OptTensor, TensorList, OptTensorList, Int, OptInt, IntList, OptIntList, Float, OptFloat,
   FloatList, OptFloatList, Bool, OptBool, BoolList, Scalar, OptScalar, Dtype, OptDtype, Layout, OptLayout,
   Device, OptDevice, MemoryFormat, OptMemoryFormat, Str, OptStr, Generator,
+  OutTuple,  // `out=` of a several-result op: a tuple or list of exactly list_size tensors
 };
 
 /// One schema parameter.
@@ -37,7 +38,7 @@ struct Param {
   Kind kind;
   bool kwonly;
   bool has_default;
-  int8_t list_size;  // N of int[N] (a single int is repeated N times), else 0
+  int8_t list_size;  // N of int[N] (a single int is repeated N times), of bool[N] and of OutTuple, else 0
   /// `name` as an interned str, made on first use: keyword names from call sites are interned, so a
   /// pointer test finds them (Note [Python keyword matching]).
   mutable PyObject* key = nullptr;
@@ -197,6 +198,10 @@ class Args {
   /// The argument's own Python object, as a new reference (in-place and out= results).
   PyObject* same(int i) const { Py_INCREF(s_[i]); return s_[i]; }
   const at::Tensor& undefined() const { static const at::Tensor u; return u; }
+  /// Item k of an OutTuple argument (a tensor the op writes).
+  at::Tensor& out_item(int i, int k) const { return unpack(PySequence_Fast_GET_ITEM(s_[i], k)); }
+  /// A new tuple of an OutTuple argument's own Python objects (the result of a several-result out= call).
+  PyObject* same_items(int i) const;
 
   const at::Tensor& tensor(int i) const { return unpack(s_[i]); }
   at::Tensor& mut_tensor(int i) const { return unpack(s_[i]); }

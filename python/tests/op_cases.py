@@ -45,8 +45,14 @@ def load_cases():
                                  "type": a.type.base})
                 else:
                     args.append({"name": a.name, "missing": True, "kwonly": a.kwarg_only})
+            rets = op.schema.rets
+            several = op.variant_kind == "out" and len(rets) > 1
             out.append({"name": f"{op.full_name} #{k}", "op": op.schema.name, "variant": op.variant_kind,
                         "function": "function" in op.variants, "method": "method" in op.variants,
+                        # a several-result out= form: its out tensors (one `out=` tuple in Python, bound
+                        # only where the results are named, as in PyTorch's API)
+                        "outs": [a.name for a in op.schema.args[-len(rets):]] if several else [],
+                        "named_results": all(r.name for r in rets),
                         "golden": op.golden if isinstance(op.golden, str) else None, "args": args})
     return out
 

@@ -117,13 +117,32 @@ def test_binding_matches_libtorch(case):
 
 
 def _check_out(case, nondet):
-    """out= writes what the functional form returns, and returns the out tensor itself."""
-    functional = dict(case, variant="functional", args=[a for a in case["args"] if a["name"] != "out"])
+    """out= writes what the functional form returns, and returns the out tensor itself (a several-result
+    op: out= takes a tuple of tensors, and returns them as the functional form's tuple)."""
+    outs = case["outs"] or ["out"]
+    functional = dict(case, variant="functional", args=[a for a in case["args"] if a["name"] not in outs])
     try:
         fn, pos, kw, _ = op_cases.build_call(ember, functional, prefer_method=False)
         expected = fn(*pos, **kw)
     except Exception:
         return  # the functional form raises for this sample: nothing to write
+    if case["outs"]:
+        assert isinstance(expected, tuple) and len(expected) == len(outs)
+        bufs = tuple(ember.empty(0, dtype=e.dtype if e is not None else ember.float32) for e in expected)
+        if not case["named_results"]:
+            # as in PyTorch's Python API: no out= where the results are unnamed (var_mean, _unique2, ...)
+            with pytest.raises(TypeError):
+                fn(*pos, **kw, out=bufs)
+            return
+        r = fn(*pos, **kw, out=bufs)
+        assert type(r) is type(expected)  # the same named tuple (ember.return_types.<op>)
+        assert all(x is b for x, b in zip(r, bufs))
+        with pytest.raises(TypeError):
+            fn(*pos, **kw, out=bufs[:-1])  # one tensor per result
+        if not nondet:
+            for b, e in zip(bufs, expected):
+                assert op_cases.encode(ember, b) == op_cases.encode(ember, e)
+        return
     if not isinstance(expected, ember.Tensor):
         return
     out = ember.empty(0, dtype=expected.dtype)

@@ -6,6 +6,8 @@
 #include <torch/torch.h>
 #include "op_test_util.h"
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace {
@@ -162,4 +164,150 @@ TEST_CASE("torch:: spellings of the composite out= forms", "[out_variants]") {
   torch::Tensor sel = torch::empty({0});
   torch::index_select_out(sel, torch::arange(6, torch::kFloat).reshape({3, 2}), 0, torch::tensor({2, 0}, torch::kLong));
   CHECK(values_of(sel) == std::vector<double>{4, 5, 0, 1});
+}
+
+// ---------------------------------------------------------------- several results (write_outs)
+
+TEST_CASE("max_out, sort_out, var_mean_out write each result into its out", "[out_variants]") {
+  // rows with a NaN, ±0 and ±inf: max picks the first NaN when there is one, else the largest
+  at::Tensor x = at::tensor({1.5f, -2.f, 7.f, 0.f, -0.f, -INFINITY, 3.f, NAN, 2.f, INFINITY, -1.f, 4.f}).reshape({3, 4});
+  at::Tensor v = at::empty({0}), i = at::empty({0}, at::kLong);
+  auto r = at::max_out(v, i, x, 1);
+  CHECK(std::get<0>(r).is_same(v));
+  CHECK(std::get<1>(r).is_same(i));
+  CHECK(v.sizes().vec() == std::vector<int64_t>{3});
+  const std::vector<double> xv = values_of(x), vv = values_of(v), iv = values_of(i);
+  for (int row = 0; row < 3; ++row) {
+    double best = xv[row * 4];
+    int64_t at_best = 0;
+    for (int col = 1; col < 4; ++col) {
+      const double e = xv[row * 4 + col];
+      if (std::isnan(best)) break;
+      if (std::isnan(e) || e > best) best = e, at_best = col;
+    }
+    INFO("row " << row);
+    if (std::isnan(best)) CHECK(std::isnan(vv[row])); else CHECK(vv[row] == best);
+    CHECK(static_cast<int64_t>(iv[row]) == at_best);
+  }
+
+  // _outf spelling, keepdim, outs of the right shape written through their strides
+  at::Tensor v2 = at::empty({1, 3}).t(), i2 = at::empty({1, 3}, at::kLong).t();
+  const std::vector<int64_t> s2 = v2.strides().vec();
+  at::max_outf(x, 1, /*keepdim=*/true, v2, i2);
+  CHECK(v2.strides().vec() == s2);
+  CHECK(v2.sizes().vec() == std::vector<int64_t>{3, 1});
+  CHECK(values_of(i2) == iv);
+
+  // sort along dim 0 of a transposed input: values ascending, indices the positions they came from
+  at::Tensor y = at::tensor({3.f, -1.f, 2.f, 8.f, 0.5f, -4.f}).reshape({2, 3}).t();  // [3, 2]
+  at::Tensor sv = at::empty({0}), si = at::empty({0}, at::kLong);
+  at::sort_out(sv, si, y, 0);
+  const std::vector<double> yv = values_of(y), svv = values_of(sv), siv = values_of(si);
+  for (int col = 0; col < 2; ++col) {
+    std::vector<std::pair<double, int>> c;
+    for (int row = 0; row < 3; ++row) c.push_back({yv[row * 2 + col], row});
+    std::sort(c.begin(), c.end());
+    for (int row = 0; row < 3; ++row) {
+      CHECK(svv[row * 2 + col] == c[row].first);
+      CHECK(static_cast<int>(siv[row * 2 + col]) == c[row].second);
+    }
+  }
+
+  // var_mean over dim 1 (unbiased), against two passes in double
+  at::Tensor z = at::arange(10, at::kFloat).reshape({2, 5}) * 0.3 - 1;
+  at::Tensor var = at::empty({0}), mean = at::empty({0});
+  at::var_mean_out(var, mean, z, at::IntArrayRef{1});
+  const std::vector<double> zv = values_of(z);
+  for (int row = 0; row < 2; ++row) {
+    double m = 0, ss = 0;
+    for (int col = 0; col < 5; ++col) m += zv[row * 5 + col];
+    m /= 5;
+    for (int col = 0; col < 5; ++col) ss += (zv[row * 5 + col] - m) * (zv[row * 5 + col] - m);
+    CHECK(std::abs(values_of(mean)[row] - m) <= 1e-6);
+    CHECK(std::abs(values_of(var)[row] - ss / 4) <= 1e-6);
+  }
+
+  // aminmax over everything, 0-dim outs
+  at::Tensor mn = at::empty({0}), mx = at::empty({0});
+  at::aminmax_out(mn, mx, at::tensor({2.f, -3.f, 5.f}));
+  CHECK(mn.dim() == 0);
+  CHECK(mn.item<float>() == -3.f);
+  CHECK(mx.item<float>() == 5.f);
+}
+
+TEST_CASE("a several-result out= refuses other dtypes, shared outs, and writes nothing when it refuses", "[out_variants]") {
+  at::Tensor x = at::arange(6, at::kFloat).reshape({2, 3});
+  at::Tensor v = at::full({2}, 7.f), fi = at::empty({0});
+  CHECK_THROWS_WITH(at::max_out(v, fi, x, 1),
+                    StartsWith("[max_out] expected out argument 'max_values' of dtype Long (its result's); got dtype Float"));
+  CHECK(values_of(v) == std::vector<double>{7, 7});  // the first out was not written either
+  at::Tensor dv = at::empty({0}, at::kDouble), li = at::empty({0}, at::kLong);
+  CHECK_THROWS_WITH(at::max_out(dv, li, x, 1), StartsWith("[max_out] expected out argument 'max' of dtype Float"));
+
+  // one tensor for both outs, or overlapping views of one buffer: refused
+  at::Tensor same = at::empty({0});
+  CHECK_THROWS_WITH(at::var_mean_out(same, same, x, at::IntArrayRef{1}),
+                    StartsWith("[var_mean_out] expected out arguments that do not share memory; got 'out0' and 'out1'"));
+  at::Tensor buf = at::empty({3});
+  at::Tensor first = buf.slice(0, 0, 2), second = buf.slice(0, 1, 3);
+  CHECK_THROWS_WITH(at::var_mean_out(first, second, x, at::IntArrayRef{1}),
+                    StartsWith("[var_mean_out] expected out arguments that do not share memory"));
+  // disjoint views of one buffer, each of its result's shape: fine
+  at::Tensor buf4 = at::zeros({4});
+  at::Tensor lo = buf4.slice(0, 0, 2), hi = buf4.slice(0, 2, 4);
+  at::var_mean_out(lo, hi, x, at::IntArrayRef{1});
+  CHECK(values_of(buf4) == std::vector<double>{1, 1, 1, 4});
+
+  // an expanded out, an out that requires grad, inputs that require grad
+  at::Tensor ex = at::zeros({1}).expand({2});
+  at::Tensor i = at::empty({0}, at::kLong);
+  CHECK_THROWS_WITH(at::max_out(ex, i, x, 1), StartsWith("[max_out]"));
+  at::Tensor g = at::empty({2}).requires_grad_(true);
+  CHECK_THROWS_WITH(at::max_out(g, i, x, 1), StartsWith("[max_out] expected out argument 'max' not to require grad"));
+  at::Tensor xg = x.clone().requires_grad_(true), o = at::empty({0});
+  CHECK_THROWS_WITH(at::max_out(o, i, xg, 1), StartsWith("[max_out] expected inputs that do not require grad"));
+  at::Tensor u;
+  CHECK_THROWS_WITH(at::max_out(u, i, x, 1), StartsWith("[max_out]"));
+}
+
+TEST_CASE("a several-result out= leaves the out of an uncomputed result alone; versions move once", "[out_variants]") {
+  // convolution_backward with only the weight gradient asked for: out0 and out2 stay as they were
+  at::Tensor input = at::arange(2 * 1 * 4 * 4, at::kFloat).reshape({2, 1, 4, 4}) * 0.1;
+  at::Tensor weight = at::ones({3, 1, 2, 2});
+  at::Tensor go = at::ones({2, 3, 3, 3});
+  at::Tensor o0 = at::full({1}, 5.f), o1 = at::empty({0}), o2 = at::full({1}, 6.f);
+  const auto v0 = o0._version(), v1 = o1._version();
+  at::convolution_backward_out(o0, o1, o2, go, input, weight, std::nullopt, {1, 1}, {0, 0}, {1, 1}, false, {0, 0}, 1,
+                               {false, true, false});
+  CHECK(values_of(o0) == std::vector<double>{5});
+  CHECK(values_of(o2) == std::vector<double>{6});
+  CHECK(o0._version() == v0);
+  CHECK(o1._version() == v1 + 1u);
+  REQUIRE(o1.sizes().vec() == std::vector<int64_t>{3, 1, 2, 2});
+  // grad_weight[c, 0, kh, kw] = sum over n, oh, ow of input[n, 0, oh + kh, ow + kw] (grad_output all ones)
+  const std::vector<double> in = values_of(input), gw = values_of(o1);
+  for (int c = 0; c < 3; ++c)
+    for (int kh = 0; kh < 2; ++kh)
+      for (int kw = 0; kw < 2; ++kw) {
+        double s = 0;
+        for (int n = 0; n < 2; ++n)
+          for (int oh = 0; oh < 3; ++oh)
+            for (int ow = 0; ow < 3; ++ow) s += in[n * 16 + (oh + kh) * 4 + (ow + kw)];
+        CHECK(std::abs(gw[c * 4 + kh * 2 + kw] - s) <= 1e-4 * (1 + std::abs(s)));
+      }
+}
+
+TEST_CASE("torch:: spellings of the several-result out= forms", "[out_variants]") {
+  torch::Tensor x = torch::tensor({4.f, 1.f, 3.f, 2.f});
+  torch::Tensor v = torch::empty({0}), i = torch::empty({0}, torch::kLong);
+  torch::topk_out(v, i, x, 2);
+  CHECK(values_of(v) == std::vector<double>{4, 3});
+  CHECK(values_of(i) == std::vector<double>{0, 2});
+  torch::kthvalue_outf(x, 2, 0, false, v, i);
+  CHECK(values_of(v) == std::vector<double>{2});
+  CHECK(values_of(i) == std::vector<double>{3});
+  torch::Tensor cv = torch::empty({0}), ci = torch::empty({0}, torch::kLong);
+  torch::cummax_out(cv, ci, x, 0);
+  CHECK(values_of(cv) == std::vector<double>{4, 4, 4, 4});
+  CHECK(values_of(ci) == std::vector<double>{0, 0, 0, 0});
 }

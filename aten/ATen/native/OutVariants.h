@@ -18,6 +18,14 @@
 //   - `out` may be an input (libtorch refuses that for some ops, cat_out(x, {x, x})): the value is
 //     computed before `out` is written;
 //   - the version counter of `out` moves once, by the copy (Functions.cpp adds no bump for these).
+// An op with several results (max.dim, sort, topk, aminmax, var_mean, native_layer_norm, ...) names
+// its out tensors in ops.yaml as libtorch does (`out: {overload: dim_max, names: [max, max_values]}`:
+// at::max_out(max, max_values, self, dim, keepdim)) and goes through write_outs(), which differs:
+//   - each out must already have its result's dtype (libtorch's structured kernels, which most of these
+//     are, refuse any other; indices written into a float tensor would be a silent conversion);
+//   - no two outs may share memory (the second write would overwrite the first result);
+//   - every out is checked before any is written, so a refusal leaves all of them as they were;
+//   - an undefined result (a part the op was asked not to compute) leaves its out untouched.
 #include <c10/macros/Export.h>
 EMBER_PUBLIC_BEGIN
 #include <ATen/ATen.h>
@@ -31,6 +39,10 @@ void check_out_records_no_history(const char* op, bool inputs_require_grad);
 /// Writes `result` into `out` (same device, a dtype the result's can be cast to; resized when its
 /// shape differs).
 void write_out(const char* op, const Tensor& result, Tensor& out);
+
+/// Writes the results of a several-result op into its outs (named `names` in messages): each of its
+/// result's dtype, none sharing memory with another, all checked before any is written.
+void write_outs(const char* op, ArrayRef<const char*> names, ArrayRef<Tensor> results, ArrayRef<Tensor*> outs);
 
 }  // namespace at::native
 
