@@ -190,10 +190,13 @@ class Overload:
         index = {x.name: i for i, x in enumerate(self.op.schema.args)}
         n_out = out_tuple_size(self.op)
         first_out = len(self.op.schema.args) - n_out
+        if n_out:
+            # the `out=` sequence (parameter first_out), snapshotted as a tuple that holds its tensors
+            lines.append(f"OwnedRef outs{{a.same_items({first_out})}};")
+            lines.append("if (!outs.get()) return nullptr;")
         for i, x in enumerate(self.op.schema.args):
             if n_out and i >= first_out:
-                # an item of the `out=` tuple (parameter first_out)
-                lines.append(f"at::Tensor& a{i} = a.out_item({first_out}, {i - first_out});")
+                lines.append(f"at::Tensor a{i} = ::ember::python::unpack(PyTuple_GET_ITEM(outs.get(), {i - first_out}));")
                 continue
             k = c_abi.kind(x.type)
             st = c_abi.STORAGE[k]
@@ -244,9 +247,8 @@ class Overload:
         n_out = out_tuple_size(self.op)
         if n_out:
             # the out tensors' own Python objects, as the functional form's (named) tuple
-            first = len(self.op.schema.args) - n_out
             fields = ", ".join(f'"{r.name}"' for r in rets)
-            return (f"return ::ember::python::named_tuple(a.same_items({first}), \"{self.op.schema.name}\", "
+            return (f"return ::ember::python::named_tuple(outs.release(), \"{self.op.schema.name}\", "
                     f"{{{fields}}});")
         if len(rets) == 1:
             t = rets[0].type

@@ -241,6 +241,29 @@ Tensor& random_from_cpu(Tensor& self, int64_t from, std::optional<int64_t> to, s
   });
 }
 
+// random_() with no range: one draw per element, 64 bits for int64 and float64 and 32 bits for the other
+// dtypes, reduced modulo (largest value + 1) for integers, modulo 2^digits + 1 for floating dtypes (so
+// every value is an integer the dtype holds exactly) and to its lowest bit for bool. These are the draws
+// libtorch's random_() takes, so a seeded generator gives the same values and is left in the same state.
+Tensor& random_cpu(Tensor& self, std::optional<Generator> generator) {
+  return fill_serial(self, "random_", generator, [&](Tensor& dst, CPUGeneratorImpl* g) {
+    EMBER_DISPATCH_ALL(dst.scalar_type(), "random_", [&] {
+      scalar_t* p = dst._mutable_data_ptr_internal<scalar_t>();
+      constexpr bool wide = std::is_same_v<scalar_t, int64_t> || std::is_same_v<scalar_t, double>;
+      uint64_t mod = 0;
+      if constexpr (std::is_same_v<scalar_t, bool>) mod = 2;
+      else if constexpr (std::is_integral_v<scalar_t>) mod = static_cast<uint64_t>(std::numeric_limits<scalar_t>::max()) + 1;
+      else mod = (uint64_t(1) << std::numeric_limits<scalar_t>::digits) + 1;
+      for (int64_t i = 0, n = dst.numel(); i < n; ++i) {
+        const uint64_t v = (wide ? g->random64() : static_cast<uint64_t>(g->random())) % mod;
+        if constexpr (std::is_same_v<scalar_t, bool>) p[i] = v != 0;
+        else if constexpr (std::is_integral_v<scalar_t>) p[i] = static_cast<scalar_t>(v);
+        else p[i] = convert<scalar_t>(static_cast<opmath_t<scalar_t>>(v));
+      }
+    });
+  });
+}
+
 Tensor& bernoulli_float_cpu(Tensor& self, double p, std::optional<Generator> generator) {
   EMBER_CHECK(p >= 0.0 && p <= 1.0, "[bernoulli_] expected 0 <= p <= 1; got p ", p);
   return fill_serial(self, "bernoulli_", generator, [&](Tensor& dst, CPUGeneratorImpl* g) {

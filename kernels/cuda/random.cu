@@ -224,6 +224,11 @@ Tensor& random_from_cuda(Tensor& self, int64_t from, std::optional<int64_t> to, 
   });
 }
 
+// random_() with no range: the dtype's range from 0 (2^digits for floats), drawn as random_(0) draws it.
+Tensor& random_cuda(Tensor& self, std::optional<Generator> generator) {
+  return random_from_cuda(self, 0, std::nullopt, std::move(generator));
+}
+
 Tensor& bernoulli_float_cuda(Tensor& self, double p, std::optional<Generator> generator) {
   EMBER_CHECK(p >= 0.0 && p <= 1.0, "[bernoulli_] expected 0 <= p <= 1; got p ", p);
   return fill_random(self, "bernoulli_", generator, 2, [&](Tensor& dst, ember::philox::State s) {

@@ -71,6 +71,11 @@ Tensor& random_from_meta(Tensor& self, int64_t from, std::optional<int64_t> to, 
   return self;
 }
 
+Tensor& random_meta(Tensor& self, std::optional<Generator> generator) {
+  (void)generator;
+  return self;
+}
+
 Tensor& bernoulli_float_meta(Tensor& self, double p, std::optional<Generator> generator) {
   (void)generator;
   EMBER_CHECK(p >= 0.0 && p <= 1.0, "[bernoulli_] expected 0 <= p <= 1; got ", p);

@@ -198,9 +198,9 @@ class Args {
   /// The argument's own Python object, as a new reference (in-place and out= results).
   PyObject* same(int i) const { Py_INCREF(s_[i]); return s_[i]; }
   const at::Tensor& undefined() const { static const at::Tensor u; return u; }
-  /// Item k of an OutTuple argument (a tensor the op writes).
-  at::Tensor& out_item(int i, int k) const { return unpack(PySequence_Fast_GET_ITEM(s_[i], k)); }
-  /// A new tuple of an OutTuple argument's own Python objects (the result of a several-result out= call).
+  /// A new tuple of an OutTuple argument's own Python objects: taken before the op runs (with the GIL
+  /// released, another thread could change a list the caller passed), it keeps the out tensors alive
+  /// and is the call's result.
   PyObject* same_items(int i) const;
 
   const at::Tensor& tensor(int i) const { return unpack(s_[i]); }
@@ -245,6 +245,23 @@ class Args {
   PyObject** s_;
   PyObject* const* var_;
   Py_ssize_t nvar_;
+};
+
+/// An owned reference, released at scope exit unless release()d.
+class OwnedRef {
+ public:
+  explicit OwnedRef(PyObject* p) : p_(p) {}
+  ~OwnedRef() { Py_XDECREF(p_); }
+  OwnedRef(const OwnedRef&) = delete;
+  OwnedRef& operator=(const OwnedRef&) = delete;
+  PyObject* get() const { return p_; }
+  PyObject* release() {
+    PyObject* p = p_;
+    p_ = nullptr;
+    return p;
+  }
+ private:
+  PyObject* p_;
 };
 
 /// Releases the GIL for its scope (reacquired when an op throws, before the exception leaves).

@@ -346,7 +346,7 @@ TEST_CASE("CUDA random_: ranges, coverage and uniformity", "[cuda][random]") {
   torch::manual_seed(17);
   // int8 over its whole range without `to`: [-128, 127) as on the CPU, every value hit, uniform.
   {
-    auto v = longs(at::empty({n}, gpu(at::kChar)).random_(-128, std::nullopt));
+    auto v = longs(at::empty({n}, gpu(at::kChar)).random_(-128, std::optional<int64_t>()));
     std::vector<int64_t> counts(255, 0);
     for (int64_t x : v) {
       REQUIRE((x >= -128 && x < 127));
@@ -367,7 +367,7 @@ TEST_CASE("CUDA random_: ranges, coverage and uniformity", "[cuda][random]") {
   }
   // int64 over (almost) its whole range: both ends reached in quarters, uniform quarters.
   {
-    auto v = longs(at::empty({n}, gpu(at::kLong)).random_(std::numeric_limits<int64_t>::min(), std::nullopt));
+    auto v = longs(at::empty({n}, gpu(at::kLong)).random_(std::numeric_limits<int64_t>::min(), std::optional<int64_t>()));
     std::vector<int64_t> quarters(4, 0);
     for (int64_t x : v) {
       REQUIRE(x < std::numeric_limits<int64_t>::max());
@@ -388,19 +388,19 @@ TEST_CASE("CUDA random_: ranges, coverage and uniformity", "[cuda][random]") {
   }
   // Floating dtypes without `to`: integers in [0, 2^digits].
   {
-    auto v = doubles(at::empty({n}, gpu(at::kHalf)).random_(0, std::nullopt));
+    auto v = doubles(at::empty({n}, gpu(at::kHalf)).random_(0, std::optional<int64_t>()));
     double mx = 0;
     for (double x : v) {
       REQUIRE((x >= 0 && x <= 2048 && x == std::floor(x)));
       mx = std::max(mx, x);
     }
     CHECK(mx >= 2040);
-    auto f = doubles(at::empty({1000}, gpu(at::kFloat)).random_(0, std::nullopt));
+    auto f = doubles(at::empty({1000}, gpu(at::kFloat)).random_(0, std::optional<int64_t>()));
     for (double x : f) REQUIRE((x >= 0 && x <= 16777216 && x == std::floor(x)));
   }
   // bool: both values.
   {
-    auto v = doubles(at::empty({10000}, gpu(at::kBool)).random_(0, std::nullopt));
+    auto v = doubles(at::empty({10000}, gpu(at::kBool)).random_(0, std::optional<int64_t>()));
     int64_t ones = 0;
     for (double x : v) ones += x == 1;
     CHECK((ones > 4500 && ones < 5500));

@@ -11,6 +11,8 @@
 //   bytes, flops         per iteration: the minimum memory traffic (read each input once, write each output
 //                        once) or the floating-point operations; compare.py divides bytes/s by the measured
 //                        triad bandwidth or FLOP/s by the measured FMA peak (tools/bench/machine_limits.cpp)
+//   read                 1 for a reduction of a 64 MiB input: bytes/s is divided by the measured read
+//                        bandwidth of such an array instead (a reduction writes next to nothing)
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -79,6 +81,7 @@ struct Meta {
   double tol = 1e-5;  // relative tolerance of the checksums
   double bytes = 0;   // per iteration, for the bandwidth fraction
   double flops = 0;   // per iteration, for the FMA-peak fraction
+  bool read = false;  // a reduction of a 64 MiB input: its fraction is of the read bandwidth, not the triad
 };
 
 // Sets the counters of Note [Benchmark counters]. `results` is called once per process and case (the
@@ -101,6 +104,7 @@ void report(benchmark::State& st, const std::string& key, const Meta& m, F&& res
   st.counters["target"] = m.target;
   st.counters["bytes"] = m.bytes;
   st.counters["flops"] = m.flops;
+  if (m.read) st.counters["read"] = 1;
 }
 
 // Relative tolerance of a checksum for results in `dtype`: a few units of its rounding.

@@ -137,7 +137,7 @@ void BM_sum_all_4096sq(benchmark::State& st) {
   torch::NoGradGuard no_grad;
   auto a = sum_input();
   for (auto _ : st) benchmark::DoNotOptimize(a.sum());
-  report(st, "sum_all", Meta{1.0, 1e-5, 4.0 * k16M, 0}, [&] { return std::vector<torch::Tensor>{a.sum()}; });
+  report(st, "sum_all", Meta{1.0, 1e-5, 4.0 * k16M, 0, /*read=*/true}, [&] { return std::vector<torch::Tensor>{a.sum()}; });
 }
 BENCHMARK(BM_sum_all_4096sq);
 
@@ -145,7 +145,7 @@ void BM_sum_dim0_4096sq(benchmark::State& st) {
   torch::NoGradGuard no_grad;
   auto a = sum_input();
   for (auto _ : st) benchmark::DoNotOptimize(a.sum(0));
-  report(st, "sum_dim0", Meta{1.0, 1e-5, 4.0 * k16M, 0}, [&] { return std::vector<torch::Tensor>{a.sum(0)}; });
+  report(st, "sum_dim0", Meta{1.0, 1e-5, 4.0 * k16M, 0, /*read=*/true}, [&] { return std::vector<torch::Tensor>{a.sum(0)}; });
 }
 BENCHMARK(BM_sum_dim0_4096sq);
 
@@ -153,7 +153,7 @@ void BM_sum_dim1_4096sq(benchmark::State& st) {
   torch::NoGradGuard no_grad;
   auto a = sum_input();
   for (auto _ : st) benchmark::DoNotOptimize(a.sum(1));
-  report(st, "sum_dim1", Meta{1.0, 1e-5, 4.0 * k16M, 0}, [&] { return std::vector<torch::Tensor>{a.sum(1)}; });
+  report(st, "sum_dim1", Meta{1.0, 1e-5, 4.0 * k16M, 0, /*read=*/true}, [&] { return std::vector<torch::Tensor>{a.sum(1)}; });
 }
 BENCHMARK(BM_sum_dim1_4096sq);
 

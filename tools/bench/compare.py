@@ -206,6 +206,8 @@ def table(results):
             # Fraction of the machine's limit at this thread count (Ember's throughput).
             if e.get("flops", 0) > 0 and str(t) in limits["fma_gflops"]:
                 fracs.append((e["flops"] / ve / 1e9 / limits["fma_gflops"][str(t)], "FMA peak"))
+            elif e.get("read", 0) and e.get("bytes", 0) > 0 and str(t) in limits.get("read_gbs", {}):
+                fracs.append((e["bytes"] / ve / 1e9 / limits["read_gbs"][str(t)], "read"))
             elif e.get("bytes", 0) > 0 and str(t) in limits["triad_gbs"]:
                 fracs.append((e["bytes"] / ve / 1e9 / limits["triad_gbs"][str(t)], "triad"))
         target = meta.get("target", 0)
@@ -226,7 +228,8 @@ def table(results):
     at = lambda k: " / ".join(f"{limits[k][t]:.1f}" for t in threads if t in limits.get(k, {}))
     ts = " / ".join(f"{t}T" for t in threads)
     print(f"machine limits at {ts} (machine_limits): FMA peak {at('fma_gflops')} GFLOP/s "
-          f"(256-bit vectors: {at('fma_gflops_256bit')}), triad {at('triad_gbs')} GB/s")
+          f"(256-bit vectors: {at('fma_gflops_256bit')}), triad {at('triad_gbs')} GB/s"
+          + (f", read (64 MiB) {at('read_gbs')} GB/s" if "read_gbs" in limits else ""))
     print()
     print("| " + " | ".join(head) + " |")
     print("|" + "|".join("---" if i == 0 else "---:" if i < len(head) - 3 else "---" for i in range(len(head))) + "|")

@@ -5,6 +5,11 @@
 //   triad         STREAM's a[i] = b[i] + s * c[i] over float64 arrays far larger than any cache,
 //                 counted as STREAM does: 24 bytes per element (the write-allocate read is not counted);
 //                 on huge pages when THP_MEM_ALLOC_ENABLE=1, as the libraries' tensors then are
+//   read          a vectorised sum over a 64 MiB float array (16M floats: the input of the 4096² sum
+//                 cases, scanned again and again as they scan theirs), 4 bytes per element: the limit of
+//                 a reduction, which reads its input and writes next to nothing. Twice the last-level
+//                 cache of this project's hosts, so most of it streams from memory; what a cache keeps
+//                 across passes it keeps for the benchmark cases too.
 // each at the thread counts given as arguments (default 1 and 2; best of 20 passes). Built with -O3 -march=native and no library.
 // Prints one JSON object on stdout.
 #include <algorithm>
@@ -120,6 +125,37 @@ double triad_gbs(const Arrays& x, int threads) {
   return best;
 }
 
+// Sums x[0, n) split over `threads` threads with kReadAcc independent vector accumulators.
+constexpr int kReadBytes = kHave512 ? 64 : 32;
+constexpr int kReadAcc = 8;
+double read_gbs(const float* x, int64_t n, int threads) {
+  using V = Vec<kReadBytes>;
+  constexpr int64_t lanes = kReadBytes / 4, step = lanes * kReadAcc;
+  std::vector<double> sink(threads);
+  double best = 0;
+  for (int rep = 0; rep < 20; ++rep) {
+    double secs = timed(threads, [&](int t) {
+      int64_t lo = n * t / threads, hi = n * (t + 1) / threads;
+      lo -= lo % step;
+      hi = t + 1 == threads ? n : hi - hi % step;
+      V acc[kReadAcc] = {};
+      int64_t i = lo;
+      for (; i + step <= hi; i += step) {
+#pragma GCC unroll 8
+        for (int j = 0; j < kReadAcc; ++j) acc[j] += *reinterpret_cast<const V*>(x + i + j * lanes);
+      }
+      double s = 0;
+      for (; i < hi; ++i) s += x[i];
+      for (int j = 0; j < kReadAcc; ++j)
+        for (int l = 0; l < lanes; ++l) s += acc[j][l];
+      sink[t] += s;
+    });
+    best = std::max(best, 4.0 * static_cast<double>(n) / secs / 1e9);
+  }
+  if (sink[0] == -1) std::printf(" ");  // keeps the sums live
+  return best;
+}
+
 }  // namespace
 
 // Usage: machine_limits [threads...]   (default: 1 2)
@@ -150,9 +186,21 @@ int main(int argc, char** argv) {
   timed(most, [&](int t) {  // first touch from every thread
     for (int64_t i = x.n * t / most; i < x.n * (t + 1) / most; ++i) x.a[i] = 0, x.b[i] = 1, x.c[i] = 2;
   });
-  std::string fma, fma512, fma256, triad;
+  // The read array: 16M floats in the same kind of memory, first touched by the thread that reads it.
+  const int64_t rn = int64_t{1} << 24;
+  void* rp = std::aligned_alloc(page2m, static_cast<size_t>(rn) * sizeof(float));
+  if (!rp) std::abort();
+#if defined(MADV_HUGEPAGE)
+  if (huge) ::madvise(rp, static_cast<size_t>(rn) * sizeof(float), MADV_HUGEPAGE);
+#endif
+  std::unique_ptr<float[], void (*)(float*)> r(static_cast<float*>(rp), [](float* q) { std::free(q); });
+  timed(most, [&](int t) {
+    for (int64_t i = rn * t / most; i < rn * (t + 1) / most; ++i) r[i] = 1.0f + static_cast<float>(i & 7);
+  });
+  std::string fma, fma512, fma256, triad, read;
   for (int t : counts) {
     const double f512 = fma_peak_gflops<64>(t), f256 = fma_peak_gflops<32>(t), bw = triad_gbs(x, t);
+    const double rd = read_gbs(r.get(), rn, t);
     const char* sep = fma.empty() ? "" : ", ";
     char buf[64];
     std::snprintf(buf, sizeof buf, "%s\"%d\": %.2f", sep, t, std::max(f512, f256));
@@ -163,10 +211,12 @@ int main(int argc, char** argv) {
     fma256 += buf;
     std::snprintf(buf, sizeof buf, "%s\"%d\": %.2f", sep, t, bw);
     triad += buf;
+    std::snprintf(buf, sizeof buf, "%s\"%d\": %.2f", sep, t, rd);
+    read += buf;
   }
   std::printf(
       "{\"fma_gflops\": {%s}, \"fma_gflops_512bit\": {%s}, \"fma_gflops_256bit\": {%s}, \"triad_gbs\": {%s}, "
-      "\"check\": %g}\n",
-      fma.c_str(), fma512.c_str(), fma256.c_str(), triad.c_str(), x.a[12345]);
+      "\"read_gbs\": {%s}, \"check\": %g}\n",
+      fma.c_str(), fma512.c_str(), fma256.c_str(), triad.c_str(), read.c_str(), x.a[12345]);
   return 0;
 }
