@@ -40,6 +40,16 @@ CASES = [
     ("needs_data with Meta: raise", "- func: foo(Tensor self) -> Tensor\n  dispatch: {CPU: foo_cpu, Meta: raise}\n"
      "  needs_data: \"its shape depends on values\"\n  samples: [{self: [2]}]\n", 1, "implied by `Meta: raise`"),
     ("invalid yaml", "- func: foo(Tensor self) -> Tensor\n  pointwise: [self\n", 3, "invalid YAML"),
+    ("out: true on several results", "- func: foo(Tensor self) -> (Tensor a, Tensor b)\n  composite: true\n  out: true\n"
+     "  samples: [{self: [2]}]\n", 1, "several results take 'out: {overload: ..., names: [...]}'"),
+    ("out names on one result", "- func: foo(Tensor self) -> Tensor\n  composite: true\n  out: {overload: o, names: [x]}\n"
+     "  samples: [{self: [2]}]\n", 1, "needs an op that returns several new Tensors"),
+    ("out names miscounted", "- func: foo(Tensor self) -> (Tensor a, Tensor b)\n  composite: true\n"
+     "  out: {overload: o, names: [x]}\n  samples: [{self: [2]}]\n", 1, "expected 2 distinct names, one per result"),
+    ("out name of an argument", "- func: foo(Tensor self) -> (Tensor a, Tensor b)\n  composite: true\n"
+     "  out: {overload: o, names: [self, y]}\n  samples: [{self: [2]}]\n", 1, "already name arguments"),
+    ("out neither true nor a mapping", "- func: foo(Tensor self) -> (Tensor a, Tensor b)\n  composite: true\n"
+     "  out: [x, y]\n  samples: [{self: [2]}]\n", 1, "'out' is true or {overload: <name>, names:"),
 ]
 
 
