@@ -190,6 +190,14 @@ Tensor& normal_cpu(Tensor& self, double mean, double std, std::optional<Generato
   });
 }
 
+// An integer draw as an element: bool is its being nonzero, other dtypes its value converted.
+template <typename scalar_t>
+inline scalar_t from_integer(int64_t v) {
+  if constexpr (std::is_same_v<scalar_t, bool>) return v != 0;
+  else if constexpr (std::is_integral_v<scalar_t>) return static_cast<scalar_t>(v);
+  else return convert<scalar_t>(static_cast<opmath_t<scalar_t>>(v));
+}
+
 Tensor& random_from_cpu(Tensor& self, int64_t from, std::optional<int64_t> to, std::optional<Generator> generator) {
   const ScalarType dt = self.scalar_type();
   const bool floating = isFloatingType(dt);
@@ -233,9 +241,7 @@ Tensor& random_from_cpu(Tensor& self, int64_t from, std::optional<int64_t> to, s
         if (range == 0) v = static_cast<int64_t>(g->random64());
         else if (range >= (uint64_t(1) << 28)) v = static_cast<int64_t>(g->random64() % range + static_cast<uint64_t>(from));
         else v = static_cast<int64_t>(g->random() % range + static_cast<uint64_t>(from));
-        if constexpr (std::is_same_v<scalar_t, bool>) p[i] = v != 0;
-        else if constexpr (std::is_integral_v<scalar_t>) p[i] = static_cast<scalar_t>(v);
-        else p[i] = convert<scalar_t>(static_cast<opmath_t<scalar_t>>(v));
+        p[i] = from_integer<scalar_t>(static_cast<int64_t>(v));
       }
     });
   });
@@ -256,9 +262,7 @@ Tensor& random_cpu(Tensor& self, std::optional<Generator> generator) {
       else mod = (uint64_t(1) << std::numeric_limits<scalar_t>::digits) + 1;
       for (int64_t i = 0, n = dst.numel(); i < n; ++i) {
         const uint64_t v = (wide ? g->random64() : static_cast<uint64_t>(g->random())) % mod;
-        if constexpr (std::is_same_v<scalar_t, bool>) p[i] = v != 0;
-        else if constexpr (std::is_integral_v<scalar_t>) p[i] = static_cast<scalar_t>(v);
-        else p[i] = convert<scalar_t>(static_cast<opmath_t<scalar_t>>(v));
+        p[i] = from_integer<scalar_t>(static_cast<int64_t>(v));
       }
     });
   });
