@@ -1,9 +1,11 @@
-// Factory operators (zeros, ones, full, arange, linspace, eye, *_like, zero_) and the random
-// factories (rand, randn, randint, rand_like, randn_like). Device-agnostic: everything is
+// Factory operators (zeros, ones, full, arange, linspace, logspace, eye, *_like, zero_) and the random
+// factories (rand, randn, randint, randperm, normal, rand_like, randn_like, randint_like). Device-agnostic: everything is
 // at::empty + fill_ / a view, or (arange, linspace) a CPU fill copied to the target device.
 // Also the hand-written from_blob and at::tensor of <ATen/Factory.h>.
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/Factory.h>
+#include <ATen/TensorIterator.h>
+#include <ATen/native/IntegerCast.h>
 #include <ATen/Utils.h>
 #include <c10/util/safe_numerics.h>
 #include <cmath>
@@ -123,6 +125,43 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOpt
   return to_target(out, options);
 }
 
+// base ** (the linspace exponent), each exponent computed as linspace's symmetric evaluation from
+// start and end first converted to the result dtype (an integer logspace steps between integer
+// ends), the power taken in double (an integer dtype's base rounded
+// to float first) and stored as libtorch stores it (Note [Double to integer as on x86]).
+Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base, TensorOptions options) {
+  EMBER_CHECK(steps >= 0, "[logspace] expected a non-negative number of steps; got ", steps);
+  ScalarType dt = options.has_dtype() ? options.scalar_type() : get_default_dtype();
+  EMBER_CHECK(dt != kBool, "[logspace] expected a numeric dtype; got bool");
+  Tensor out = at::empty({steps}, host(dt));
+  // One step: base ** start, stored as fill_ stores a value (checked against the dtype's range).
+  if (steps == 1) return to_target(out.fill_(std::pow(base, start.toDouble())), options);
+  EMBER_DISPATCH_ALL(dt, "logspace", [&] {
+    if constexpr (!std::is_same_v<scalar_t, bool>) {
+      constexpr bool integral = std::is_integral_v<scalar_t>;
+      if (steps == 0) return;
+      const scalar_t a_t = start.to<scalar_t>(), b_t = end.to<scalar_t>();
+      const double a = static_cast<double>(a_t), b = static_cast<double>(b_t);
+      const double bs = integral ? static_cast<double>(static_cast<float>(base)) : base;
+      double span = b - a;  // exact for the narrower integer dtypes
+      if constexpr (integral && sizeof(scalar_t) == 8)  // an int64 difference, wrapping as libtorch's does
+        span = static_cast<double>(static_cast<int64_t>(static_cast<uint64_t>(b_t) - static_cast<uint64_t>(a_t)));
+      const double step = span / static_cast<double>(steps - 1);
+      const int64_t half = steps / 2;
+      scalar_t* p = out._mutable_data_ptr_internal<scalar_t>();
+      for (int64_t i = 0; i < steps; ++i) {
+        const double e = i < half ? a + step * static_cast<double>(i) : b - step * static_cast<double>(steps - 1 - i);
+        const double v = std::pow(bs, e);
+        if constexpr (integral) p[i] = integer_cast<scalar_t>(v);
+        else if constexpr (std::is_same_v<scalar_t, c10::Half> || std::is_same_v<scalar_t, c10::BFloat16>)
+          p[i] = static_cast<scalar_t>(static_cast<float>(v));
+        else p[i] = static_cast<scalar_t>(v);
+      }
+    }
+  });
+  return to_target(out, options);
+}
+
 Tensor eye_m(int64_t n, int64_t m, TensorOptions options) {
   EMBER_CHECK(n >= 0, "[eye] expected n >= 0; got ", n);
   EMBER_CHECK(m >= 0, "[eye] expected m >= 0; got ", m);
@@ -185,11 +224,86 @@ Tensor randint_generator(int64_t high, IntArrayRef size, std::optional<Generator
 }
 Tensor randint(int64_t high, IntArrayRef size, TensorOptions options) { return at::randint(0, high, size, std::nullopt, options); }
 
+Tensor rand_like_generator(const Tensor& self, std::optional<Generator> generator, TensorOptions options,
+                           std::optional<MemoryFormat> memory_format) {
+  return new_tensor_version(at::empty_like(self, options, memory_format).uniform_(0, 1, generator));
+}
 Tensor rand_like(const Tensor& self, TensorOptions options, std::optional<MemoryFormat> memory_format) {
-  return new_tensor_version(at::empty_like(self, options, memory_format).uniform_(0, 1));
+  return at::rand_like(self, std::nullopt, options, memory_format);
+}
+Tensor randn_like_generator(const Tensor& self, std::optional<Generator> generator, TensorOptions options,
+                            std::optional<MemoryFormat> memory_format) {
+  return new_tensor_version(at::empty_like(self, options, memory_format).normal_(0, 1, generator));
 }
 Tensor randn_like(const Tensor& self, TensorOptions options, std::optional<MemoryFormat> memory_format) {
-  return new_tensor_version(at::empty_like(self, options, memory_format).normal_(0, 1));
+  return at::randn_like(self, std::nullopt, options, memory_format);
+}
+
+// randint_like: integers in [low, high) shaped like self, in self's dtype unless one is given.
+Tensor randint_like_low_generator_dtype(const Tensor& self, int64_t low, int64_t high, std::optional<Generator> generator,
+                                       TensorOptions options, std::optional<MemoryFormat> memory_format) {
+  EMBER_CHECK(low < high, "[randint_like] expected low < high; got low ", low, ", high ", high);
+  return new_tensor_version(at::empty_like(self, options, memory_format).random_(low, high, generator));
+}
+Tensor randint_like_low_dtype(const Tensor& self, int64_t low, int64_t high, TensorOptions options,
+                              std::optional<MemoryFormat> memory_format) {
+  return at::randint_like(self, low, high, std::nullopt, options, memory_format);
+}
+Tensor randint_like_generator(const Tensor& self, int64_t high, std::optional<Generator> generator, TensorOptions options,
+                             std::optional<MemoryFormat> memory_format) {
+  return at::randint_like(self, 0, high, generator, options, memory_format);
+}
+Tensor randint_like(const Tensor& self, int64_t high, TensorOptions options, std::optional<MemoryFormat> memory_format) {
+  return at::randint_like(self, 0, high, std::nullopt, options, memory_format);
+}
+
+Tensor randperm(int64_t n, TensorOptions options) { return at::randperm(n, std::nullopt, options); }
+
+// ---------------------------------------------------------------- normal with tensor parameters
+// Note [normal with tensor parameters]
+// As libtorch: the result is drawn as one normal_ fill of a fresh contiguous tensor (so a seed gives
+// libtorch's values) and then shifted and scaled: normal(mean, s) = normal_(0, s) + mean, and with a
+// tensor std, normal_(0, 1) * std + mean. The draws do not depend on mean and std, so their
+// gradients are zero (derivatives.yaml), and mean and std broadcast against each other.
+namespace {
+void check_std_tensor(const Tensor& std) {
+  EMBER_CHECK(std.is_floating_point(), "[normal] expected a floating-point std; got ", c10::dtypeName(std.scalar_type()));
+  if (std.numel() == 0 || std.is_meta()) return;
+  const double lowest = std.min().item<double>();
+  EMBER_CHECK(lowest >= 0.0, "[normal] expected every element of std to be >= 0; got ", lowest);
+}
+void check_mean_tensor(const Tensor& mean) {
+  EMBER_CHECK(mean.is_floating_point(), "[normal] expected a floating-point mean; got ", c10::dtypeName(mean.scalar_type()));
+}
+}  // namespace
+
+Tensor normal_Tensor_float(const Tensor& mean, double std, std::optional<Generator> generator) {
+  check_mean_tensor(mean);
+  EMBER_CHECK(std >= 0.0, "[normal] expected std >= 0; got ", std);
+  Tensor out = at::empty(mean.sizes(), mean.options());
+  out.normal_(0, std, generator);
+  return out.add_(mean);
+}
+
+Tensor normal_float_Tensor(double mean, const Tensor& std, std::optional<Generator> generator) {
+  check_std_tensor(std);
+  Tensor out = at::empty(std.sizes(), std.options());
+  out.normal_(0, 1, generator);
+  return out.mul_(std).add_(mean);
+}
+
+Tensor normal_Tensor_Tensor(const Tensor& mean, const Tensor& std, std::optional<Generator> generator) {
+  check_mean_tensor(mean);
+  check_std_tensor(std);
+  EMBER_CHECK(mean.device() == std.device(), "[normal] expected mean and std on one device; got ", mean.device(), " and ",
+              std.device());
+  Tensor out = at::empty(ember::broadcast_shapes("normal", mean.sizes(), std.sizes()), mean.options());
+  out.normal_(0, 1, generator);
+  return out.mul_(std).add_(mean);
+}
+
+Tensor normal_float_float(double mean, double std, IntArrayRef size, std::optional<Generator> generator, TensorOptions options) {
+  return new_tensor_version(at::empty(size, options).normal_(mean, std, generator));
 }
 
 }  // namespace at::native

@@ -91,6 +91,43 @@ Tensor as_strided_generic(const Tensor& self, IntArrayRef size, IntArrayRef stri
   return make_view(self, size, stride, off);
 }
 
+// The same bytes read as another dtype. Of the same element size: same sizes, strides and offset. Of
+// another size: the last dim must be contiguous (stride 1) and the byte sizes, strides and offset must
+// divide evenly into the new element size; the last dim grows or shrinks by the size ratio.
+Tensor view_dtype_generic(const Tensor& self, ScalarType dtype) {
+  const int64_t from = static_cast<int64_t>(self.element_size()), to = static_cast<int64_t>(elementSize(dtype));
+  auto retype = [&](Tensor v) {
+    v.unsafeGetTensorImpl()->set_dtype(dtype);
+    return v;
+  };
+  if (from == to) return retype(make_view(self, self.sizes(), self.strides(), self.storage_offset()));
+  EMBER_CHECK(self.dim() > 0, "[view] expected a tensor with at least one dimension to view as ", c10::dtypeName(dtype),
+              " (element size ", to, " bytes, not ", from, "); got a 0-dim tensor");
+  const int64_t last = self.dim() - 1;
+  EMBER_CHECK(self.stride(last) == 1, "[view] expected the last dimension to be contiguous (stride 1) ",
+              "to view ", c10::dtypeName(self.scalar_type()), " as ", c10::dtypeName(dtype), "; got strides ", self.strides());
+  std::vector<int64_t> sz = self.sizes().vec(), st = self.strides().vec();
+  if (to > from) {
+    const int64_t k = to / from;
+    EMBER_CHECK(sz[last] % k == 0, "[view] expected the last dimension's size to be a multiple of ", k, " to view ",
+                c10::dtypeName(self.scalar_type()), " as ", c10::dtypeName(dtype), "; got size ", sz[last]);
+    EMBER_CHECK(self.storage_offset() % k == 0, "[view] expected a storage offset that is a multiple of ", k, " to view ",
+                c10::dtypeName(self.scalar_type()), " as ", c10::dtypeName(dtype), "; got ", self.storage_offset());
+    for (int64_t d = 0; d < last; ++d)
+      EMBER_CHECK(st[d] % k == 0, "[view] expected every stride but the last to be a multiple of ", k, " to view ",
+                  c10::dtypeName(self.scalar_type()), " as ", c10::dtypeName(dtype), "; got strides ", self.strides());
+    for (int64_t d = 0; d < last; ++d) st[d] /= k;
+    sz[last] /= k;
+    st[last] = 1;
+    return retype(make_view(self, sz, st, self.storage_offset() / k));
+  }
+  const int64_t k = from / to;
+  for (int64_t d = 0; d < last; ++d) st[d] *= k;
+  sz[last] *= k;
+  st[last] = 1;
+  return retype(make_view(self, sz, st, self.storage_offset() * k));
+}
+
 Tensor view_generic(const Tensor& self, IntArrayRef size) {
   auto shape = infer_size("view", size, self.numel());
   auto st = view_strides(self.sizes(), self.strides(), shape);

@@ -1,4 +1,5 @@
-// In-place random fills on the CPU: uniform_, normal_, random_.from, bernoulli_, bernoulli, exponential_.
+// In-place random fills on the CPU: uniform_, normal_, random_.from, bernoulli_, bernoulli, exponential_,
+// log_normal_, cauchy_, geometric_.
 //
 // Note [CPU random streams]
 // The CPU generator and every draw below follow libtorch's CPU stream, so a program seeded with
@@ -22,6 +23,11 @@
 // - bernoulli_(p) and dropout's mask: a double uniform per element, 1 when u < p. bernoulli(probs)
 //   draws a double uniform for float64 probabilities and a float one otherwise.
 // - exponential_(lambd): -log1p(-u) / lambd from a double uniform, rounded to the dtype.
+// - log_normal_(mean, std): exp(mean + std * z) with z the element-by-element double normal above
+//   (cached second value included), rounded to the dtype.
+// - cauchy_(median, sigma): median + sigma * tan(pi (u - 1/2)) from a double uniform.
+// - geometric_(p): ceil(log(u) / log1p(-p)) from a double uniform, in double; integer dtypes take
+//   it as x86 truncates a double (Note [Double to integer as on x86] in ATen/native/IntegerCast.h).
 // - Element order: one element after another in the tensor's memory order (dimensions sorted by
 //   stride, outermost first), as libtorch's serial loops visit them; a transposed tensor is filled
 //   as its storage is laid out. Fills are serial under the generator's mutex, so the same seed gives
@@ -31,6 +37,7 @@
 // ATEN_CPU_CAPABILITY without them uses libm's logf/cosf/sinf and rounds some elements differently.
 #include <ATen/native/DispatchStub.h>
 #include <ATen/native/NativeFunctions.h>
+#include <ATen/native/IntegerCast.h>
 #include <ATen/native/RandomDraws.h>
 #include "box_muller.h"
 #include <algorithm>
@@ -307,6 +314,48 @@ Tensor& exponential_cpu(Tensor& self, double lambd, std::optional<Generator> gen
     EMBER_DISPATCH_ALL_FLOATING(dst.scalar_type(), "exponential_", [&] {
       scalar_t* p = dst._mutable_data_ptr_internal<scalar_t>();
       for (int64_t i = 0, n = dst.numel(); i < n; ++i) p[i] = convert<scalar_t>(scale * std::log1p(-uniform_double(g)));
+    });
+  });
+}
+
+Tensor& log_normal_cpu(Tensor& self, double mean, double std, std::optional<Generator> generator) {
+  EMBER_CHECK(self.is_floating_point(), "[log_normal_] expected a floating-point tensor; got self ", dtype_str(self));
+  EMBER_CHECK(std > 0.0, "[log_normal_] expected std > 0; got std ", std);
+  return fill_serial(self, "log_normal_", generator, [&](Tensor& dst, CPUGeneratorImpl* g) {
+    EMBER_DISPATCH_ALL_FLOATING(dst.scalar_type(), "log_normal_", [&] {
+      scalar_t* p = dst._mutable_data_ptr_internal<scalar_t>();
+      for (int64_t i = 0, n = dst.numel(); i < n; ++i) p[i] = convert<scalar_t>(std::exp(std::fma(normal_double(g), std, mean)));
+    });
+  });
+}
+
+Tensor& cauchy_cpu(Tensor& self, double median, double sigma, std::optional<Generator> generator) {
+  EMBER_CHECK(self.is_floating_point(), "[cauchy_] expected a floating-point tensor; got self ", dtype_str(self));
+  EMBER_CHECK(sigma > 0.0, "[cauchy_] expected sigma > 0; got sigma ", sigma);
+  constexpr double kPi = 3.14159265358979323846;
+  return fill_serial(self, "cauchy_", generator, [&](Tensor& dst, CPUGeneratorImpl* g) {
+    EMBER_DISPATCH_ALL_FLOATING(dst.scalar_type(), "cauchy_", [&] {
+      scalar_t* p = dst._mutable_data_ptr_internal<scalar_t>();
+      for (int64_t i = 0, n = dst.numel(); i < n; ++i)
+        p[i] = convert<scalar_t>(median + sigma * std::tan(kPi * (uniform_double(g) - 0.5)));
+    });
+  });
+}
+
+Tensor& geometric_cpu(Tensor& self, double p, std::optional<Generator> generator) {
+  EMBER_CHECK(self.scalar_type() != kBool, "[geometric_] expected a numeric tensor; got self bool");
+  EMBER_CHECK(p > 0.0 && p < 1.0, "[geometric_] expected 0 < p < 1; got p ", p);
+  const double denom = std::log1p(-p);
+  return fill_serial(self, "geometric_", generator, [&](Tensor& dst, CPUGeneratorImpl* g) {
+    EMBER_DISPATCH_ALL(dst.scalar_type(), "geometric_", [&] {
+      if constexpr (!std::is_same_v<scalar_t, bool>) {
+        scalar_t* out = dst._mutable_data_ptr_internal<scalar_t>();
+        for (int64_t i = 0, n = dst.numel(); i < n; ++i) {
+          const double v = std::ceil(std::log(uniform_double(g)) / denom);
+          if constexpr (std::is_integral_v<scalar_t>) out[i] = integer_cast<scalar_t>(v);
+          else out[i] = convert<scalar_t>(v);
+        }
+      }
     });
   });
 }

@@ -1,4 +1,5 @@
-// randperm: a uniformly random permutation of 0..n-1 drawn from the default CPU generator, in
+// randperm: a uniformly random permutation of 0..n-1 drawn from the CPU generator (the default one
+// unless one is passed), in
 // libtorch's order: for i = 0 .. n-2, swap element i with element i + (random() % (n - i)).
 // From n = floor((2^32 - 1) / 20) on, libtorch switches to an inside-out shuffle on random64()
 // (element i goes to position j = random64() % (i + 1), the old element at j moves to i) so the
@@ -10,7 +11,7 @@
 
 namespace at::native {
 
-Tensor randperm_cpu(int64_t n, TensorOptions options) {
+Tensor randperm_cpu(int64_t n, std::optional<Generator> generator, TensorOptions options) {
   EMBER_CHECK(n >= 0, "[randperm] expected n >= 0; got ", n);
   ScalarType dt = options.has_dtype() ? options.scalar_type() : kLong;
   EMBER_CHECK(dt == kLong || dt == kInt || c10::isFloatingType(dt), "[randperm] expected an integer or floating dtype; got ",
@@ -19,7 +20,7 @@ Tensor randperm_cpu(int64_t n, TensorOptions options) {
   // failure (n too large) into an [empty] error instead of std::bad_alloc.
   Tensor out = at::empty({n}, kLong);
   int64_t* p = out._mutable_data_ptr_internal<int64_t>();
-  CPUGeneratorImpl* g = detail::cpu_generator(std::nullopt, "randperm");
+  CPUGeneratorImpl* g = detail::cpu_generator(generator, "randperm");
   {
     std::lock_guard<std::mutex> lock(g->mutex_);
     if (n < static_cast<int64_t>(std::numeric_limits<uint32_t>::max() / 20)) {

@@ -1,8 +1,10 @@
-// In-place random fills on CUDA: uniform_, normal_, random_.from, bernoulli_, bernoulli, exponential_. The
+// In-place random fills on CUDA: uniform_, normal_, random_.from, bernoulli_, bernoulli, exponential_,
+// log_normal_, cauchy_, geometric_. The
 // checks, dtypes and value grids are those of kernels/cpu/random.cpp; the draws come from the
 // device's Philox stream instead of the CPU's mt19937 (see Note [Philox element mapping]), so a
 // CUDA tensor is reproducible per seed but does not equal the CPU tensor of the same seed.
 #include <ATen/native/NativeFunctions.h>
+#include <ATen/native/IntegerCast.h>
 #include <ATen/native/cuda/Random.cuh>
 #include <cmath>
 #include <limits>
@@ -54,11 +56,13 @@ struct UniformFn {
   }
 };
 
-// Box-Muller: each pair of elements takes two uniforms (u1 in (0, 1], u2 in [0, 1)).
-template <typename T>
+// Box-Muller: each pair of elements takes two uniforms (u1 in (0, 1], u2 in [0, 1)). Exp: log_normal_,
+// exp(mean + std z).
+template <typename T, bool Exp = false>
 struct NormalFn {
   T* out;
   double mean, std;
+  __device__ double value(double z) const { return Exp ? ::exp(mean + std * z) : mean + std * z; }
   __device__ void operator()(int64_t first, int count, const uint32_t* w) const {
     for (int p = 0; 2 * p < count; ++p) {
       double z0, z1;
@@ -79,8 +83,8 @@ struct NormalFn {
         z0 = static_cast<double>(r * c);
         z1 = static_cast<double>(r * s);
       }
-      out[first + 2 * p] = cast_out<T>(mean + std * z0);
-      if (2 * p + 1 < count) out[first + 2 * p + 1] = cast_out<T>(mean + std * z1);
+      out[first + 2 * p] = cast_out<T>(value(z0));
+      if (2 * p + 1 < count) out[first + 2 * p + 1] = cast_out<T>(value(z1));
     }
   }
 };
@@ -123,6 +127,30 @@ struct ExponentialFn {
   double scale;  // -1 / lambd
   __device__ void operator()(int64_t first, int count, const uint32_t* w) const {
     for (int k = 0; k < count; ++k) out[first + k] = cast_out<T>(scale * ::log1p(-uniform53(w[2 * k], w[2 * k + 1])));
+  }
+};
+
+// median + sigma tan(pi (u - 1/2)) from a 53-bit uniform (the CPU kernel's formula).
+template <typename T>
+struct CauchyFn {
+  T* out;
+  double median, sigma;
+  __device__ void operator()(int64_t first, int count, const uint32_t* w) const {
+    for (int k = 0; k < count; ++k) out[first + k] = cast_out<T>(median + sigma * ::tan(3.14159265358979323846 * (uniform53(w[2 * k], w[2 * k + 1]) - 0.5)));
+  }
+};
+
+// ceil(log(u) / log1p(-p)) from a 53-bit uniform; integer dtypes convert as the CPU kernel does.
+template <typename T>
+struct GeometricFn {
+  T* out;
+  double denom;  // log1p(-p)
+  __device__ void operator()(int64_t first, int count, const uint32_t* w) const {
+    for (int k = 0; k < count; ++k) {
+      const double v = ::ceil(::log(uniform53(w[2 * k], w[2 * k + 1])) / denom);
+      if constexpr (std::is_integral_v<T>) out[first + k] = integer_cast<T>(v);
+      else out[first + k] = cast_out<T>(v);
+    }
   }
 };
 
@@ -246,6 +274,43 @@ Tensor& exponential_cuda(Tensor& self, double lambd, std::optional<Generator> ge
     EMBER_DISPATCH_ALL_FLOATING(dst.scalar_type(), "exponential_", [&] {
       ExponentialFn<scalar_t> f{dst._mutable_data_ptr_internal<scalar_t>(), -1.0 / lambd};
       ::ember::cuda::launch_philox_groups<2>(dst.numel(), s, f, "exponential_");
+    });
+  });
+}
+
+Tensor& log_normal_cuda(Tensor& self, double mean, double std, std::optional<Generator> generator) {
+  EMBER_CHECK(self.is_floating_point(), "[log_normal_] expected a floating-point tensor; got self ", dtype_str(self));
+  EMBER_CHECK(std > 0.0, "[log_normal_] expected std > 0; got std ", std);
+  const int W = self.scalar_type() == kDouble ? 2 : 1;
+  return fill_random(self, "log_normal_", generator, W, [&](Tensor& dst, ember::philox::State s) {
+    EMBER_DISPATCH_ALL_FLOATING(dst.scalar_type(), "log_normal_", [&] {
+      NormalFn<scalar_t, true> f{dst._mutable_data_ptr_internal<scalar_t>(), mean, std};
+      ::ember::cuda::launch_philox_groups<kUniformWords<scalar_t>>(dst.numel(), s, f, "log_normal_");
+    });
+  });
+}
+
+Tensor& cauchy_cuda(Tensor& self, double median, double sigma, std::optional<Generator> generator) {
+  EMBER_CHECK(self.is_floating_point(), "[cauchy_] expected a floating-point tensor; got self ", dtype_str(self));
+  EMBER_CHECK(sigma > 0.0, "[cauchy_] expected sigma > 0; got sigma ", sigma);
+  return fill_random(self, "cauchy_", generator, 2, [&](Tensor& dst, ember::philox::State s) {
+    EMBER_DISPATCH_ALL_FLOATING(dst.scalar_type(), "cauchy_", [&] {
+      CauchyFn<scalar_t> f{dst._mutable_data_ptr_internal<scalar_t>(), median, sigma};
+      ::ember::cuda::launch_philox_groups<2>(dst.numel(), s, f, "cauchy_");
+    });
+  });
+}
+
+Tensor& geometric_cuda(Tensor& self, double p, std::optional<Generator> generator) {
+  EMBER_CHECK(self.scalar_type() != kBool, "[geometric_] expected a numeric tensor; got self bool");
+  EMBER_CHECK(p > 0.0 && p < 1.0, "[geometric_] expected 0 < p < 1; got p ", p);
+  const double denom = std::log1p(-p);
+  return fill_random(self, "geometric_", generator, 2, [&](Tensor& dst, ember::philox::State s) {
+    EMBER_DISPATCH_ALL(dst.scalar_type(), "geometric_", [&] {
+      if constexpr (!std::is_same_v<scalar_t, bool>) {
+        GeometricFn<scalar_t> f{dst._mutable_data_ptr_internal<scalar_t>(), denom};
+        ::ember::cuda::launch_philox_groups<2>(dst.numel(), s, f, "geometric_");
+      }
     });
   });
 }

@@ -21,7 +21,7 @@ struct PermKeysFn {
 
 }  // namespace
 
-Tensor randperm_cuda(int64_t n, TensorOptions options) {
+Tensor randperm_cuda(int64_t n, std::optional<Generator> generator, TensorOptions options) {
   EMBER_CHECK(n >= 0, "[randperm] expected n >= 0; got ", n);
   ScalarType dt = options.has_dtype() ? options.scalar_type() : kLong;
   EMBER_CHECK(dt == kLong || dt == kInt || c10::isFloatingType(dt), "[randperm] expected an integer or floating dtype; got ",
@@ -30,7 +30,7 @@ Tensor randperm_cuda(int64_t n, TensorOptions options) {
   Tensor out = at::empty({n}, longs);
   const int device = out.device().index();
   ::ember::cuda::DeviceGuard guard(device);
-  const ember::philox::State s = ::ember::cuda::reserve_philox(std::nullopt, device, "randperm", ::ember::cuda::philox_words(n, 2));
+  const ember::philox::State s = ::ember::cuda::reserve_philox(generator, device, "randperm", ::ember::cuda::philox_words(n, 2));
   if (n > 0) {
     Tensor keys = at::empty({2, n}, longs);  // row 0: keys in, row 1: keys sorted (discarded)
     Tensor index = at::empty({n}, longs);

@@ -95,9 +95,35 @@ Tensor& exponential_meta(Tensor& self, double lambd, std::optional<Generator> ge
   return self;
 }
 
-Tensor randperm_meta(int64_t n, TensorOptions options) {
+Tensor& log_normal_meta(Tensor& self, double mean, double std, std::optional<Generator> generator) {
+  (void)generator;
+  (void)mean;
+  EMBER_CHECK(isFloatingType(self.scalar_type()), "[log_normal_] expected a floating-point tensor; got self ",
+              c10::dtypeName(self.scalar_type()));
+  EMBER_CHECK(std > 0.0, "[log_normal_] expected std > 0; got std ", std);
+  return self;
+}
+
+Tensor& cauchy_meta(Tensor& self, double median, double sigma, std::optional<Generator> generator) {
+  (void)generator;
+  (void)median;
+  EMBER_CHECK(isFloatingType(self.scalar_type()), "[cauchy_] expected a floating-point tensor; got self ",
+              c10::dtypeName(self.scalar_type()));
+  EMBER_CHECK(sigma > 0.0, "[cauchy_] expected sigma > 0; got sigma ", sigma);
+  return self;
+}
+
+Tensor& geometric_meta(Tensor& self, double p, std::optional<Generator> generator) {
+  (void)generator;
+  EMBER_CHECK(self.scalar_type() != kBool, "[geometric_] expected a numeric tensor; got self bool");
+  EMBER_CHECK(p > 0.0 && p < 1.0, "[geometric_] expected 0 < p < 1; got p ", p);
+  return self;
+}
+
+Tensor randperm_meta(int64_t n, std::optional<Generator> generator, TensorOptions options) {
+  (void)generator;
   EMBER_CHECK(n >= 0, "[randperm] expected n >= 0; got ", n);
-  return at::empty({n}, options);
+  return at::empty({n}, options.has_dtype() ? options : options.dtype(kLong));
 }
 
 Tensor multinomial_meta(const Tensor& self, int64_t num_samples, bool replacement, std::optional<Generator> generator) {

@@ -141,6 +141,18 @@ RANDOM_CASES = [
     ("exponential_", "T.empty(4).exponential_(2.0, generator=g)"),
     ("random_", "T.empty(5, dtype=T.int64).random_(0, 50, generator=g)"),
     ("randn_f64_2d", "T.randn(2, 3, dtype=T.float64, generator=g)"),
+    ("log_normal_", "T.empty(6, dtype=T.float64).log_normal_(0.5, 0.25, generator=g)"),
+    ("cauchy_", "T.empty(5).cauchy_(1.0, 2.0, generator=g)"),
+    ("geometric_", "T.empty(7, dtype=T.int32).geometric_(0.3, generator=g)"),
+    ("normal_tensor_float", "T.normal(T.arange(5.0), 2.0, generator=g)"),
+    ("normal_float_tensor", "T.normal(1.0, T.arange(4.0), generator=g)"),
+    ("normal_tensor_tensor", "T.normal(T.zeros(2, 1), T.ones(3), generator=g)"),
+    ("normal_float_float", "T.normal(1.0, 2.0, (4,), generator=g)"),
+    ("rand_like_g", "T.rand_like(T.zeros(3), generator=g)"),
+    ("randn_like_g", "T.randn_like(T.zeros(2, 2), generator=g)"),
+    ("randint_like", "T.randint_like(T.zeros(5), 3, 9, generator=g)"),
+    ("randint_like_high", "T.randint_like(T.zeros(4, dtype=T.int64), 7, generator=g)"),
+    ("randperm_g", "T.randperm(8, generator=g)"),
 ]
 
 

@@ -166,6 +166,70 @@ inline std::vector<Case> all() {
   seeded("bernoulli.probs.transposed", 12, [] { return torch::bernoulli(wave({5, 4}, 2).abs().t() * 1.5); });
   for (auto dt : {torch::kFloat, torch::kDouble, torch::kHalf})
     seeded(std::string("exponential_.") + c10::toString(dt), 13, [dt] { return torch::empty({10}, dt).exponential_(2.5); });
+  // log_normal_, cauchy_, geometric_.
+  for (auto dt : {torch::kFloat, torch::kDouble, torch::kHalf, torch::kBFloat16})
+    seeded(std::string("log_normal_.") + c10::toString(dt), 14, [dt] { return torch::empty({21}, dt).log_normal_(0.25, 0.75); });
+  seeded("log_normal_.defaults", 14, [] { return torch::empty({5}, torch::kDouble).log_normal_(); });
+  seeded("log_normal_.after_cached_normal", 14, [] {
+    Tensor first = torch::randn({1}, torch::kDouble);  // leaves the second of its pair cached
+    return torch::cat({first, torch::empty({4}, torch::kDouble).log_normal_(0, 1)});
+  });
+  seeded("log_normal_.transposed", 14, [] {
+    Tensor base = torch::zeros({3, 4});
+    base.t().log_normal_(0.5, 0.5);
+    return base;
+  });
+  for (auto dt : {torch::kFloat, torch::kDouble, torch::kHalf, torch::kBFloat16})
+    seeded(std::string("cauchy_.") + c10::toString(dt), 15, [dt] { return torch::empty({21}, dt).cauchy_(1.5, 0.25); });
+  seeded("cauchy_.defaults", 15, [] { return torch::empty({6}, torch::kDouble).cauchy_(); });
+  for (auto dt : {torch::kFloat, torch::kDouble, torch::kHalf, torch::kLong, torch::kInt, torch::kShort, torch::kInt8, torch::kUInt8})
+    seeded(std::string("geometric_.") + c10::toString(dt), 16, [dt] { return torch::empty({15}, dt).geometric_(0.3).to(torch::kDouble); });
+  // p = 0.002: draws past 127 and 255, which int8 and uint8 hold as libtorch's cast leaves them.
+  for (auto dt : {torch::kInt8, torch::kUInt8, torch::kShort, torch::kFloat})
+    seeded(std::string("geometric_.small_p.") + c10::toString(dt), 16, [dt] {
+      return torch::empty({30}, dt).geometric_(0.002).to(torch::kDouble);
+    });
+  seeded("geometric_.transposed", 16, [] {
+    Tensor base = torch::zeros({4, 3}, torch::kLong);
+    base.t().geometric_(0.5);
+    return base.to(torch::kDouble);
+  });
+  // normal with tensor parameters: one normal_ fill, then shifted and scaled. (In libtorch the tensor
+  // forms are at::normal only: torch::normal is the factory.)
+  seeded("normal.Tensor_float", 17, [] { return at::normal(wave({4, 5}, 1), 0.5); });
+  seeded("normal.Tensor_float.short", 17, [] { return at::normal(wave({7}, 2, torch::kDouble)); });
+  seeded("normal.float_Tensor", 17, [] { return at::normal(2.0, wave({4, 5}, 3).abs()); });
+  seeded("normal.Tensor_Tensor", 17, [] { return at::normal(wave({3, 1}, 1), wave({1, 6}, 4).abs()); });
+  seeded("normal.Tensor_Tensor.transposed", 17, [] { return at::normal(wave({4, 5}, 2).t(), wave({5, 4}, 5).abs()); });
+  seeded("normal.float_float", 17, [] { return torch::normal(1.0, 3.0, {3, 7}); });
+  seeded("normal.float_float.double", 17, [] { return torch::normal(-1.0, 0.5, {5}, std::nullopt, torch::kDouble); });
+  seeded("normal.out", 17, [] {
+    Tensor out = torch::empty({9}, torch::kDouble);  // libtorch refuses an out of another shape here
+    at::normal_outf(wave({9}, 1, torch::kDouble), 2.0, std::nullopt, out);  // normal_out(out, mean, 2.0) is ambiguous in libtorch
+    return out;
+  });
+  seeded("normal.generator", 17, [] {
+    auto g = at::make_generator<at::CPUGeneratorImpl>(99);
+    return torch::cat({at::normal(wave({5}, 1), 1.0, g), torch::normal(0.0, 1.0, {3}, g)});
+  });
+  // The *_like forms and randperm with a generator.
+  seeded("randint_like.high", 18, [] { return torch::randint_like(wave({3, 4}, 1), 10); });
+  seeded("randint_like.low_high.int", 18, [] {
+    return torch::randint_like(torch::zeros({7}, torch::kInt), -4, 4).to(torch::kDouble);
+  });
+  seeded("randint_like.dtype", 18, [] { return torch::randint_like(wave({5}, 1), 0, 100, torch::kLong).to(torch::kDouble); });
+  seeded("randint_like.transposed", 18, [] { return torch::randint_like(wave({3, 5}, 1).t(), 50).contiguous(); });
+  seeded("like.generator", 18, [] {
+    auto g = at::make_generator<at::CPUGeneratorImpl>(7);
+    Tensor x = wave({2, 3}, 1);
+    return torch::cat({torch::rand_like(x, g).reshape(-1), torch::randn_like(x, g).reshape(-1),
+                       torch::randint_like(x, 5, g).reshape(-1), torch::randint_like(x, -5, 5, g).reshape(-1),
+                       torch::rand({2})});
+  });
+  seeded("randperm.generator", 18, [] {
+    auto g = at::make_generator<at::CPUGeneratorImpl>(21);
+    return torch::cat({torch::randperm(12, g), torch::randperm(5), torch::randperm(12, g, torch::kLong)}).to(torch::kDouble);
+  });
   // Permutations and sampling.
   for (int64_t n : {1, 2, 5, 17, 100}) seeded("randperm." + std::to_string(n), 3, [n] { return torch::randperm(n); });
   seeded("randperm.int", 3, [] { return torch::randperm(9, torch::kInt); });

@@ -67,6 +67,24 @@ TEST_CASE("linspace", "[creation]") {
   CHECK_THROWS_WITH(torch::linspace(0, 1, -2), Catch::Contains("[linspace]"));
 }
 
+TEST_CASE("logspace: integer and reduced dtypes, one step, refusals", "[creation]") {
+  // Values printed by libtorch 2.15 for the same calls (the float ones are in tests/golden/ops.golden).
+  CHECK(values(torch::logspace(0, 10, 11, 2.0, torch::kLong)) ==
+        std::vector<double>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024});
+  // 10^3 does not fit int8: stored as libtorch's cast stores it on x86 (1000 mod 256 = 232 = -24).
+  CHECK(values(torch::logspace(0, 3, 4, 10, torch::kInt8)) == std::vector<double>{1, 10, 100, -24});
+  CHECK(values(torch::logspace(1.5, -1, 6, 2, torch::kHalf)) ==
+        std::vector<double>{2.828125, 2.0, 1.4140625, 1.0, 0.70703125, 0.5});
+  CHECK(values(torch::logspace(3, 1, 1)) == std::vector<double>{1000});  // one step: base ** start
+  CHECK_THROWS_AS(torch::logspace(3, 3, 1, 10, torch::kInt8), c10::Error);  // 1000 is not an int8 (libtorch refuses too)
+  CHECK(torch::logspace(0, 1, 0).sizes() == at::IntArrayRef({0}));
+  CHECK(torch::logspace(0, 1, 3).scalar_type() == at::kFloat);
+  // An integer logspace steps between the ends converted to the dtype: 0.5 -> 0 and 2.9 -> 2.
+  CHECK(values(torch::logspace(0.5, 2.9, 3, 10, torch::kInt)) == std::vector<double>{1, 10, 100});
+  CHECK_THROWS_WITH(torch::logspace(0, 1, -1), Catch::StartsWith("[logspace] expected a non-negative number of steps; got -1"));
+  CHECK_THROWS_WITH(torch::logspace(0, 1, 3, 10, torch::kBool), Catch::StartsWith("[logspace] expected a numeric dtype; got bool"));
+}
+
 TEST_CASE("eye", "[creation]") {
   auto e = torch::eye(3);
   CHECK(values(e) == std::vector<double>{1, 0, 0, 0, 1, 0, 0, 0, 1});

@@ -186,3 +186,29 @@ TEST_CASE("overloads: random_() draws what libtorch's draws from the same seed",
     CHECK(vals(after) == c.after);
   }
 }
+
+TEST_CASE("overloads: view(dtype) shares the bytes, is not differentiable, and refuses what cannot be viewed", "[overloads]") {
+  at::Tensor a = at::tensor({1.0f, -2.0f, 0.5f, 0.0f});
+  at::Tensor bits = a.view(at::kInt);
+  CHECK(bits.scalar_type() == at::kInt);
+  CHECK(bits.sizes() == a.sizes());
+  // IEEE-754 single: 1.0 = 0x3F800000, -2.0 = 0xC0000000, 0.5 = 0x3F000000
+  CHECK(vals(bits) == std::vector<double>{1065353216.0, -1073741824.0, 1056964608.0, 0.0});
+  bits[3].fill_(1065353216);  // written through the view: the float reads 1.0
+  CHECK(a[3].item<float>() == 1.0f);
+  CHECK(a._version() == bits._version());
+
+  at::Tensor d = at::zeros({2, 4}, at::kDouble).view(at::kFloat);  // 8-byte elements as two 4-byte ones
+  CHECK(d.sizes().vec() == std::vector<int64_t>{2, 8});
+  CHECK(d.strides().vec() == std::vector<int64_t>{8, 1});
+  at::Tensor bytes = at::ones({2, 3}).view(at::kByte);
+  CHECK(bytes.sizes().vec() == std::vector<int64_t>{2, 12});
+  at::Tensor back = bytes.view(at::kFloat);
+  CHECK(vals(back) == std::vector<double>(6, 1.0));
+
+  at::Tensor g = at::ones({4}).requires_grad_(true);
+  CHECK_FALSE(g.view(at::kInt).requires_grad());
+  CHECK_THROWS_WITH(at::ones({3, 2}).t().view(at::kDouble), StartsWith("[view] expected the last dimension to be contiguous"));
+  CHECK_THROWS_WITH(at::ones({3}).view(at::kDouble), StartsWith("[view] expected the last dimension's size to be a multiple of 2"));
+  CHECK_THROWS_WITH(at::tensor(1.0f).view(at::kDouble), StartsWith("[view] expected a tensor with at least one dimension"));
+}

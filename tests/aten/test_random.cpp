@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 #include <catch2/catch.hpp>
 #include "random_cases.h"
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <random>
@@ -279,4 +280,111 @@ TEST_CASE("Generator get_state / set_state continue the stream exactly", "[rando
   CHECK_THROWS_WITH(g.set_state(bad), Catch::StartsWith("[Generator::set_state] expected a word index of at most 624"));
   CHECK(torch::equal(g.get_state(), before));
   CHECK_THROWS_WITH(at::Generator().get_state(), Catch::StartsWith("[Generator::get_state] expected a defined generator"));
+}
+
+TEST_CASE("log_normal_, cauchy_, geometric_: statistics, dtypes and refusals", "[random]") {
+  torch::manual_seed(31);
+  // Loose statistics over 20000 draws (the exact streams are checked against libtorch above).
+  auto ln = values(torch::empty({20000}, torch::kDouble).log_normal_(0.5, 0.25));
+  std::vector<double> logs;
+  for (double x : ln) {
+    REQUIRE(x > 0);
+    logs.push_back(std::log(x));
+  }
+  CHECK(std::abs(mean_of(logs) - 0.5) < 0.01);
+  CHECK(std::abs(std::sqrt(var_of(logs)) - 0.25) < 0.01);
+  auto ca = values(torch::empty({20001}, torch::kDouble).cauchy_(2.0, 0.5));
+  std::sort(ca.begin(), ca.end());
+  CHECK(std::abs(ca[10000] - 2.0) < 0.03);           // the median
+  CHECK(std::abs((ca[15000] - ca[5000]) - 1.0) < 0.05);  // the interquartile range is 2 sigma
+  auto ge = values(torch::empty({20000}, torch::kInt).geometric_(0.25));
+  for (double x : ge) REQUIRE((x >= 1 && x == std::floor(x)));
+  CHECK(std::abs(mean_of(ge) - 4.0) < 0.1);  // 1 / p
+  // The draws do not depend on the old values, and they overwrite them: no gradient flows back.
+  at::Tensor leaf = torch::ones({3}, torch::requires_grad());
+  at::Tensor y = leaf * 1;
+  y.log_normal_();
+  y.sum().backward();
+  CHECK(values(leaf.grad()) == std::vector<double>{0, 0, 0});
+
+  CHECK_THROWS_WITH(torch::empty({3}).log_normal_(0, 0), Catch::StartsWith("[log_normal_] expected std > 0; got std 0"));
+  CHECK_THROWS_WITH(torch::empty({3}, torch::kLong).log_normal_(), Catch::StartsWith("[log_normal_] expected a floating-point"));
+  CHECK_THROWS_WITH(torch::empty({3}).cauchy_(0, -1), Catch::StartsWith("[cauchy_] expected sigma > 0; got sigma -1"));
+  CHECK_THROWS_WITH(torch::empty({3}, torch::kInt).cauchy_(), Catch::StartsWith("[cauchy_] expected a floating-point"));
+  CHECK_THROWS_WITH(torch::empty({3}).geometric_(0), Catch::StartsWith("[geometric_] expected 0 < p < 1; got p 0"));
+  CHECK_THROWS_WITH(torch::empty({3}).geometric_(1), Catch::StartsWith("[geometric_] expected 0 < p < 1; got p 1"));
+  CHECK_THROWS_WITH(torch::empty({3}).geometric_(std::nan("")), Catch::StartsWith("[geometric_] expected 0 < p < 1"));
+  CHECK_THROWS_WITH(torch::empty({3}, torch::kBool).geometric_(0.5), Catch::StartsWith("[geometric_] expected a numeric tensor"));
+  CHECK_THROWS_WITH(torch::empty({3}).log_normal_(0, std::nan("")), Catch::StartsWith("[log_normal_] expected std > 0"));
+  // Empty tensors draw nothing and leave the stream where it was.
+  torch::manual_seed(3);
+  torch::empty({0}).cauchy_();
+  torch::empty({2, 0}, torch::kLong).geometric_(0.5);
+  const double next = torch::rand({1}, torch::kDouble).item<double>();
+  torch::manual_seed(3);
+  CHECK(torch::rand({1}, torch::kDouble).item<double>() == next);
+  // Meta tensors: the checks without the draws.
+  CHECK(torch::empty({2, 3}, torch::kMeta).log_normal_().sizes() == at::IntArrayRef({2, 3}));
+  CHECK_THROWS_WITH(torch::empty({2}, torch::kMeta).geometric_(2), Catch::StartsWith("[geometric_] expected 0 < p < 1"));
+}
+
+TEST_CASE("normal with tensor parameters: shapes, zero gradients, node names and refusals", "[random]") {
+  at::Tensor mean = torch::zeros({3}, torch::requires_grad());
+  at::Tensor std = torch::ones({2, 1}, torch::requires_grad());
+  at::Tensor a = at::normal(mean, 1.0), b = at::normal(1.0, std), c = at::normal(mean, std);
+  CHECK(a.sizes() == at::IntArrayRef({3}));
+  CHECK(b.sizes() == at::IntArrayRef({2, 1}));
+  CHECK(c.sizes() == at::IntArrayRef({2, 3}));  // mean and std broadcast
+  // libtorch's node names; the draws do not depend on mean and std, so their gradients are zero.
+  CHECK(a.grad_fn()->name() == "NormalBackward1");
+  CHECK(b.grad_fn()->name() == "NormalBackward2");
+  CHECK(c.grad_fn()->name() == "NormalBackward3");
+  (a.sum() + b.sum() + c.sum()).backward();
+  CHECK(values(mean.grad()) == std::vector<double>{0, 0, 0});
+  CHECK(values(std.grad()) == std::vector<double>{0, 0});
+  CHECK(std.grad().sizes() == at::IntArrayRef({2, 1}));
+  // std = 0 gives the mean exactly; mean and std are taken per element.
+  at::Tensor m = torch::tensor({-1.5, 0.0, 2.25, 1e300}, torch::kDouble);
+  CHECK(values(at::normal(m, 0.0)) == values(m));
+  CHECK(values(at::normal(m, torch::zeros({4}, torch::kDouble))) == values(m));
+  at::Tensor wide = at::normal(torch::tensor({0.0, 100.0}).expand({5000, 2}), torch::tensor({1.0, 0.01}));
+  CHECK(std::abs(wide.select(1, 0).mean().item<double>()) < 0.05);
+  CHECK(std::abs(wide.select(1, 1).mean().item<double>() - 100.0) < 0.001);
+  CHECK(std::abs(wide.select(1, 1).std().item<double>() - 0.01) < 0.001);
+  at::Tensor f = torch::normal(2.0, 0.0, {2, 2}, std::nullopt, torch::kHalf);
+  CHECK(f.scalar_type() == at::kHalf);
+  CHECK(values(f) == std::vector<double>(4, 2.0));
+
+  CHECK_THROWS_WITH(at::normal(torch::zeros({3}), -1.0), Catch::StartsWith("[normal] expected std >= 0; got -1"));
+  CHECK_THROWS_WITH(at::normal(torch::zeros({3}), torch::tensor({1.0f, -1.0f, 2.0f})),
+                    Catch::StartsWith("[normal] expected every element of std to be >= 0; got -1"));
+  CHECK_THROWS_WITH(at::normal(0.0, torch::tensor({1.0f, NAN})), Catch::StartsWith("[normal] expected every element of std to be >= 0; got nan"));
+  CHECK_THROWS_WITH(at::normal(torch::zeros({3}, torch::kLong), 1.0), Catch::StartsWith("[normal] expected a floating-point mean; got int64"));
+  CHECK_THROWS_WITH(at::normal(0.0, torch::ones({3}, torch::kInt)), Catch::StartsWith("[normal] expected a floating-point std; got int32"));
+  CHECK_THROWS_WITH(at::normal(torch::zeros({3}), torch::ones({2})), Catch::Contains("[normal]"));
+  CHECK(at::normal(torch::zeros({0}), torch::ones({0})).numel() == 0);
+}
+
+TEST_CASE("randint_like, rand_like and randperm with generators", "[random]") {
+  at::Tensor x = torch::zeros({4, 5}, torch::kInt);
+  at::Tensor r = torch::randint_like(x, -3, 3);
+  CHECK(r.scalar_type() == at::kInt);
+  CHECK(r.sizes() == x.sizes());
+  for (double v : values(r)) CHECK((v >= -3 && v < 3));
+  CHECK(torch::randint_like(torch::zeros({3}), 4, torch::kLong).scalar_type() == at::kLong);
+  CHECK_THROWS_WITH(torch::randint_like(x, 5, 5), Catch::StartsWith("[randint_like] expected low < high; got low 5, high 5"));
+  CHECK_THROWS_WITH(torch::randint_like(x, 0), Catch::StartsWith("[randint_like] expected low < high; got low 0, high 0"));
+  // An explicit generator leaves the default stream alone.
+  at::Generator g1 = at::make_generator<at::CPUGeneratorImpl>(5), g2 = at::make_generator<at::CPUGeneratorImpl>(5);
+  torch::manual_seed(1);
+  at::Tensor p1 = torch::randperm(30, g1);
+  const double after1 = torch::rand({1}, torch::kDouble).item<double>();
+  torch::manual_seed(1);
+  at::Tensor p2 = torch::randperm(30, g2);
+  CHECK(torch::rand({1}, torch::kDouble).item<double>() == after1);
+  CHECK(values(p1) == values(p2));
+  CHECK(values(std::get<0>(p1.sort())) == values(torch::arange(30, torch::kLong)));
+  CHECK(torch::randperm(4, g1, torch::kInt).scalar_type() == at::kInt);
+  CHECK(torch::randperm(4, torch::TensorOptions().device(torch::kMeta)).scalar_type() == at::kLong);
+  CHECK(values(torch::rand_like(x.to(torch::kFloat), g1)) != values(torch::rand_like(x.to(torch::kFloat), g1)));
 }

@@ -301,6 +301,54 @@ TEST_CASE("CUDA exponential_: moments, tail and errors", "[cuda][random]") {
   CHECK_THROWS_WITH(at::empty({3}, gpu(at::kLong)).exponential_(), Catch::StartsWith("[exponential_]"));
 }
 
+TEST_CASE("CUDA log_normal_, cauchy_, geometric_: distributions, seeds and errors", "[cuda][random]") {
+  if (no_device()) return;
+  const int64_t n = 1000000;
+  torch::manual_seed(6);
+  // log_normal_(0.5, 0.25): the logs are N(0.5, 0.25^2) (fourth central moment 3 sigma^4).
+  for (at::ScalarType dt : {at::kFloat, at::kDouble}) {
+    std::vector<double> logs;
+    for (double x : doubles(at::empty({n}, gpu(dt)).log_normal_(0.5, 0.25))) {
+      REQUIRE(x > 0);
+      logs.push_back(std::log(x));
+    }
+    check_moments(logs, 0.5, 0.0625, 3 * 0.0625 * 0.0625);
+  }
+  // cauchy_(2, 0.5): P(x < median + sigma) = 3/4, P(x < median) = 1/2.
+  for (at::ScalarType dt : {at::kFloat, at::kDouble}) {
+    auto v = doubles(at::empty({n}, gpu(dt)).cauchy_(2, 0.5));
+    int64_t below_median = 0, below_q3 = 0;
+    for (double x : v) {
+      below_median += x < 2.0;
+      below_q3 += x < 2.5;
+    }
+    CHECK(std::abs(below_median / double(n) - 0.5) <= 5 * std::sqrt(0.25 / n));
+    CHECK(std::abs(below_q3 / double(n) - 0.75) <= 5 * std::sqrt(0.75 * 0.25 / n));
+  }
+  // geometric_(p = 0.25): mean 1/p = 4, variance (1-p)/p^2 = 12; integers >= 1 in every dtype.
+  for (at::ScalarType dt : {at::kLong, at::kInt, at::kFloat, at::kDouble}) {
+    auto v = doubles(at::empty({n}, gpu(dt)).geometric_(0.25));
+    for (double x : v) REQUIRE((x >= 1 && x == std::floor(x)));
+    CHECK(std::abs(moments(v).mean - 4.0) <= 5 * std::sqrt(12.0 / n));
+  }
+  // Reproducible per seed, and an explicit generator leaves the default one alone.
+  torch::manual_seed(9);
+  auto a = doubles(at::empty({333}, gpu(at::kFloat)).cauchy_());
+  torch::manual_seed(9);
+  CHECK(doubles(at::empty({333}, gpu(at::kFloat)).cauchy_()) == a);
+  at::Tensor p1 = at::randperm(50, at::cuda::detail::createCUDAGenerator(0, 5), gpu(at::kLong));
+  CHECK(p1.is_cuda());
+  CHECK(longs(std::get<0>(p1.sort())) == longs(at::arange(50, gpu(at::kLong))));
+  CHECK_THROWS_WITH(at::empty({3}, gpu(at::kFloat)).log_normal_(0, 0), Catch::StartsWith("[log_normal_] expected std > 0"));
+  CHECK_THROWS_WITH(at::empty({3}, gpu(at::kFloat)).cauchy_(0, 0), Catch::StartsWith("[cauchy_] expected sigma > 0"));
+  CHECK_THROWS_WITH(at::empty({3}, gpu(at::kFloat)).geometric_(1), Catch::StartsWith("[geometric_] expected 0 < p < 1"));
+  CHECK_THROWS_WITH(at::empty({3}, gpu(at::kBool)).geometric_(0.5), Catch::StartsWith("[geometric_] expected a numeric tensor"));
+  // normal with tensor parameters on the device: std 0 gives the mean.
+  at::Tensor m = at::arange(6, gpu(at::kFloat));
+  CHECK(doubles(at::normal(m, 0.0)) == doubles(m));
+  CHECK(at::normal(m, at::ones({2, 1}, gpu(at::kFloat))).sizes() == at::IntArrayRef({2, 6}));
+}
+
 TEST_CASE("CUDA bernoulli: frequencies", "[cuda][random]") {
   if (no_device()) return;
   const int64_t n = 1000000;
