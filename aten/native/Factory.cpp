@@ -42,6 +42,19 @@ void fill_indexed(Tensor& t, const F& f) {
     }
   });
 }
+// logspace's end - start as libtorch takes it: in the dtype (rounded for the floating ones, wrapping
+// for int32 and int64), in int for the narrower integers (which promote).
+template <typename T>
+double logspace_span(T a, T b) {
+  if constexpr (std::is_integral_v<T> && sizeof(T) >= 4) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<double>(static_cast<T>(static_cast<U>(static_cast<U>(b) - static_cast<U>(a))));
+  } else if constexpr (std::is_integral_v<T>) {
+    return static_cast<double>(b) - static_cast<double>(a);
+  } else {
+    return static_cast<double>(static_cast<T>(b - a));
+  }
+}
 }  // namespace
 
 // Note [Small zeros]
@@ -127,7 +140,7 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOpt
 
 // base ** (the linspace exponent), each exponent computed as linspace's symmetric evaluation from
 // start and end first converted to the result dtype (an integer logspace steps between integer
-// ends), the power taken in double (an integer dtype's base rounded
+// ends, a float one by the float difference of its ends), the power taken in double (an integer dtype's base rounded
 // to float first) and stored as libtorch stores it (Note [Double to integer as on x86]).
 Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base, TensorOptions options) {
   EMBER_CHECK(steps >= 0, "[logspace] expected a non-negative number of steps; got ", steps);
@@ -143,9 +156,7 @@ Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double ba
       const scalar_t a_t = start.to<scalar_t>(), b_t = end.to<scalar_t>();
       const double a = static_cast<double>(a_t), b = static_cast<double>(b_t);
       const double bs = integral ? static_cast<double>(static_cast<float>(base)) : base;
-      double span = b - a;  // exact for the narrower integer dtypes
-      if constexpr (integral && sizeof(scalar_t) == 8)  // an int64 difference, wrapping as libtorch's does
-        span = static_cast<double>(static_cast<int64_t>(static_cast<uint64_t>(b_t) - static_cast<uint64_t>(a_t)));
+      const double span = logspace_span(a_t, b_t);
       const double step = span / static_cast<double>(steps - 1);
       const int64_t half = steps / 2;
       scalar_t* p = out._mutable_data_ptr_internal<scalar_t>();
@@ -265,6 +276,9 @@ Tensor randperm(int64_t n, TensorOptions options) { return at::randperm(n, std::
 // libtorch's values) and then shifted and scaled: normal(mean, s) = normal_(0, s) + mean, and with a
 // tensor std, normal_(0, 1) * std + mean. The draws do not depend on mean and std, so their
 // gradients are zero (derivatives.yaml), and mean and std broadcast against each other.
+// The out= forms are the generated ones (Note [Composite out= variants]): the functional result
+// copied into out. With an out of the result's dtype that is libtorch's numbers; libtorch draws into
+// out itself, so an out of another dtype gets values of the same distribution but not libtorch's.
 namespace {
 void check_std_tensor(const Tensor& std) {
   EMBER_CHECK(std.is_floating_point(), "[normal] expected a floating-point std; got ", c10::dtypeName(std.scalar_type()));
@@ -289,7 +303,7 @@ Tensor normal_float_Tensor(double mean, const Tensor& std, std::optional<Generat
   check_std_tensor(std);
   Tensor out = at::empty(std.sizes(), std.options());
   out.normal_(0, 1, generator);
-  return out.mul_(std).add_(mean);
+  return out.mul_(std).add_(at::full({}, mean, out.options()));  // the mean rounded to the dtype, as libtorch
 }
 
 Tensor normal_Tensor_Tensor(const Tensor& mean, const Tensor& std, std::optional<Generator> generator) {

@@ -1,4 +1,5 @@
-// In-place random fills on the CPU: uniform_, normal_, random_.from, bernoulli_, bernoulli, exponential_,
+// In-place random fills on the CPU: uniform_, normal_, random_.from, bernoulli_ (p a float or a tensor),
+// bernoulli, exponential_,
 // log_normal_, cauchy_, geometric_.
 //
 // Note [CPU random streams]
@@ -21,11 +22,13 @@
 //   r sin(theta) in the generator for the next element, even across calls, until the next reseed.
 // - random_(from, to): range = to - from; x = (range >= 2^28 ? random64() : random()) % range + from.
 // - bernoulli_(p) and dropout's mask: a double uniform per element, 1 when u < p. bernoulli(probs)
-//   draws a double uniform for float64 probabilities and a float one otherwise.
+//   and bernoulli_(tensor p) draw a double uniform for float64 probabilities and a float one
+//   otherwise.
 // - exponential_(lambd): -log1p(-u) / lambd from a double uniform, rounded to the dtype.
 // - log_normal_(mean, std): exp(mean + std * z) with z the element-by-element double normal above
 //   (cached second value included), rounded to the dtype.
-// - cauchy_(median, sigma): median + sigma * tan(pi (u - 1/2)) from a double uniform.
+// - cauchy_(median, sigma): fma(sigma, tan(pi (u - 1/2)), median) from a double uniform (libtorch's
+//   x86 build fuses it, as it does log_normal_'s mean + std * z).
 // - geometric_(p): ceil(log(u) / log1p(-p)) from a double uniform, in double; integer dtypes take
 //   it as x86 truncates a double (Note [Double to integer as on x86] in ATen/native/IntegerCast.h).
 // - Element order: one element after another in the tensor's memory order (dimensions sorted by
@@ -35,6 +38,7 @@
 // Where libtorch itself differs by machine: its normal_ on 16+ contiguous float elements uses the
 // SIMD step above on x86 builds with AVX2 or AVX-512 (what Ember reproduces); a build or
 // ATEN_CPU_CAPABILITY without them uses libm's logf/cosf/sinf and rounds some elements differently.
+#include <ATen/TensorIterator.h>
 #include <ATen/native/DispatchStub.h>
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/native/IntegerCast.h>
@@ -65,9 +69,9 @@ inline T convert(V v) {
   else return static_cast<T>(v);
 }
 
-// `self` viewed with its dimensions in memory order (largest stride first, size-1 dimensions
-// ahead of the rest): a row-major walk of the view visits the storage as libtorch's loops do.
-Tensor memory_order_view(const Tensor& self) {
+// `self`'s dimensions in memory order (largest stride first, size-1 dimensions ahead of the
+// rest): a row-major walk of self.permute(order) visits the storage as libtorch's loops do.
+std::vector<int64_t> memory_order(const Tensor& self) {
   std::vector<int64_t> perm(static_cast<size_t>(self.dim()));
   std::iota(perm.begin(), perm.end(), int64_t(0));
   std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
@@ -75,8 +79,10 @@ Tensor memory_order_view(const Tensor& self) {
     if (a_one || b_one) return a_one && !b_one;
     return self.stride(a) > self.stride(b);
   });
-  return self.permute(perm);
+  return perm;
 }
+
+Tensor memory_order_view(const Tensor& self) { return self.permute(memory_order(self)); }
 
 // Runs fill(ptr, n, generator) over `self`'s elements in memory order under the generator's
 // lock; a tensor whose memory is not one dense block is filled through a buffer.
@@ -285,17 +291,24 @@ Tensor& bernoulli_float_cpu(Tensor& self, double p, std::optional<Generator> gen
   });
 }
 
-Tensor bernoulli_cpu(const Tensor& self, std::optional<Generator> generator) {
-  EMBER_CHECK(self.is_floating_point(), "[bernoulli] expected a floating-point tensor of probabilities; got self ", dtype_str(self));
-  const bool exact = self.scalar_type() == kDouble;  // float64 probabilities get float64 draws
-  Tensor probs = self.to(kDouble).contiguous();
+namespace {
+// The probabilities as a contiguous float64 CPU copy (a copy: they may alias the tensor drawn into),
+// each checked to lie in [0, 1] before anything is drawn.
+Tensor checked_probs(const Tensor& p, const char* op) {
+  Tensor probs = at::empty(p.sizes(), TensorOptions().dtype(kDouble)).copy_(p);
   const double* pp = probs.const_data_ptr<double>();
   for (int64_t i = 0, n = probs.numel(); i < n; ++i)
-    EMBER_CHECK(pp[i] >= 0.0 && pp[i] <= 1.0, "[bernoulli] expected all probabilities in [0, 1]; got ", pp[i], " at flat index ", i);
-  // The output is contiguous, so draws go in the row-major order of the probabilities.
-  Tensor out = at::empty(self.sizes(), self.options());
-  fill_serial(out, "bernoulli", generator, [&](Tensor& dst, CPUGeneratorImpl* g) {
-    EMBER_DISPATCH_ALL_FLOATING(dst.scalar_type(), "bernoulli", [&] {
+    EMBER_CHECK(pp[i] >= 0.0 && pp[i] <= 1.0, "[", op, "] expected all probabilities in [0, 1]; got ", pp[i], " at flat index ", i);
+  return probs;
+}
+
+// Bernoulli draws into `self` against `probs` (float64, contiguous, laid out in the order fill_serial
+// visits self's elements): a double uniform per element for float64 probabilities (`exact`), a
+// float one otherwise.
+Tensor& bernoulli_draws(Tensor& self, const Tensor& probs, bool exact, const char* op, const std::optional<Generator>& gen) {
+  const double* pp = probs.const_data_ptr<double>();
+  return fill_serial(self, op, gen, [&](Tensor& dst, CPUGeneratorImpl* g) {
+    EMBER_DISPATCH_ALL(dst.scalar_type(), op, [&] {
       scalar_t* o = dst._mutable_data_ptr_internal<scalar_t>();
       for (int64_t i = 0, n = dst.numel(); i < n; ++i) {
         const bool hit = exact ? uniform_double(g) < pp[i] : uniform_float(g) < static_cast<float>(pp[i]);
@@ -303,6 +316,26 @@ Tensor bernoulli_cpu(const Tensor& self, std::optional<Generator> generator) {
       }
     });
   });
+}
+}  // namespace
+
+// bernoulli_(p) with a tensor of probabilities broadcast to self: one draw per element of self in
+// its memory order.
+Tensor& bernoulli_Tensor_cpu(Tensor& self, const Tensor& p, std::optional<Generator> generator) {
+  EMBER_CHECK(p.is_floating_point(), "[bernoulli_] expected a floating-point tensor of probabilities p; got ", dtype_str(p));
+  EMBER_CHECK(ember::broadcast_shapes("bernoulli_", self.sizes(), p.sizes()) == self.sizes().vec(),
+              "[bernoulli_] expected p to broadcast to self's shape ", self.sizes(), "; got p of shape ", p.sizes());
+  Tensor aligned = checked_probs(p, "bernoulli_").expand(self.sizes());
+  if (!self.is_contiguous()) aligned = aligned.permute(memory_order(self));
+  return bernoulli_draws(self, aligned.contiguous(), p.scalar_type() == kDouble, "bernoulli_", generator);
+}
+
+// bernoulli(probs): a fresh contiguous tensor, so the draws go in the probabilities' row-major order.
+Tensor bernoulli_cpu(const Tensor& self, std::optional<Generator> generator) {
+  EMBER_CHECK(self.is_floating_point(), "[bernoulli] expected a floating-point tensor of probabilities; got self ", dtype_str(self));
+  Tensor probs = checked_probs(self, "bernoulli");
+  Tensor out = at::empty(self.sizes(), self.options());
+  bernoulli_draws(out, probs, self.scalar_type() == kDouble, "bernoulli", generator);
   return out;
 }
 
@@ -337,7 +370,7 @@ Tensor& cauchy_cpu(Tensor& self, double median, double sigma, std::optional<Gene
     EMBER_DISPATCH_ALL_FLOATING(dst.scalar_type(), "cauchy_", [&] {
       scalar_t* p = dst._mutable_data_ptr_internal<scalar_t>();
       for (int64_t i = 0, n = dst.numel(); i < n; ++i)
-        p[i] = convert<scalar_t>(median + sigma * std::tan(kPi * (uniform_double(g) - 0.5)));
+        p[i] = convert<scalar_t>(std::fma(sigma, std::tan(kPi * (uniform_double(g) - 0.5)), median));
     });
   });
 }

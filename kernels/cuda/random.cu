@@ -1,8 +1,10 @@
-// In-place random fills on CUDA: uniform_, normal_, random_.from, bernoulli_, bernoulli, exponential_,
+// In-place random fills on CUDA: uniform_, normal_, random_.from, bernoulli_ (p a float or a tensor), bernoulli,
+// exponential_,
 // log_normal_, cauchy_, geometric_. The
 // checks, dtypes and value grids are those of kernels/cpu/random.cpp; the draws come from the
 // device's Philox stream instead of the CPU's mt19937 (see Note [Philox element mapping]), so a
 // CUDA tensor is reproducible per seed but does not equal the CPU tensor of the same seed.
+#include <ATen/TensorIterator.h>
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/native/IntegerCast.h>
 #include <ATen/native/cuda/Random.cuh>
@@ -154,10 +156,10 @@ struct GeometricFn {
   }
 };
 
-template <typename T>
+template <typename T, typename P = T>
 struct BernoulliTensorFn {
   T* out;
-  const T* probs;
+  const P* probs;
   __device__ void operator()(int64_t first, int count, const uint32_t* w) const {
     for (int k = 0; k < count; ++k)
       out[first + k] = from_int64<T>(uniform53(w[2 * k], w[2 * k + 1]) < as_double(probs[first + k]) ? 1 : 0);
@@ -315,42 +317,66 @@ Tensor& geometric_cuda(Tensor& self, double p, std::optional<Generator> generato
   });
 }
 
+namespace {
+// The CPU kernel checks every probability first; here one device pass finds the first bad one.
+void check_probs(const Tensor& probs, const char* op) {
+  const int64_t n = probs.numel();
+  if (n == 0) return;
+  cudaStream_t stream = ::ember::cuda::current_stream();
+  Tensor flag = at::empty({1}, TensorOptions().dtype(kLong).device(probs.device()));
+  unsigned long long first_bad = std::numeric_limits<unsigned long long>::max();
+  EMBER_CUDA_CHECK(cudaMemcpyAsync(flag._mutable_data_ptr_internal(), &first_bad, sizeof(first_bad), cudaMemcpyHostToDevice, stream));
+  EMBER_DISPATCH_ALL_FLOATING(probs.scalar_type(), op, [&] {
+    const int64_t blocks = std::min<int64_t>((n + 255) / 256, static_cast<int64_t>(::ember::cuda::sm_count()) * 8);
+    first_bad_probability_kernel<scalar_t><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
+        probs.const_data_ptr<scalar_t>(), n, static_cast<unsigned long long*>(flag._mutable_data_ptr_internal()));
+    EMBER_CUDA_KERNEL_LAUNCH_CHECK(op);
+    EMBER_CUDA_CHECK(cudaMemcpyAsync(&first_bad, flag._mutable_data_ptr_internal(), sizeof(first_bad), cudaMemcpyDeviceToHost, stream));
+    EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (first_bad != std::numeric_limits<unsigned long long>::max()) {
+      scalar_t bad;
+      EMBER_CUDA_CHECK(cudaMemcpyAsync(&bad, probs.const_data_ptr<scalar_t>() + first_bad, sizeof(bad), cudaMemcpyDeviceToHost, stream));
+      EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
+      EMBER_CHECK(false, "[", op, "] expected all probabilities in [0, 1]; got ", as_double(bad), " at flat index ",
+                  static_cast<int64_t>(first_bad));
+    }
+  });
+}
+}  // namespace
+
 Tensor bernoulli_cuda(const Tensor& self, std::optional<Generator> generator) {
   EMBER_CHECK(self.is_floating_point(), "[bernoulli] expected a floating-point tensor of probabilities; got self ", dtype_str(self));
   EMBER_CHECK(self.is_cuda(), "[bernoulli] expected a CUDA tensor; got self on ", self.device());
   ::ember::cuda::DeviceGuard guard(self.device().index());
   const Tensor probs = self.contiguous();
-  const int64_t n = probs.numel();
-  if (n > 0) {
-    // The CPU kernel checks every probability first; here one device pass finds the first bad one.
-    cudaStream_t stream = ::ember::cuda::current_stream();
-    Tensor flag = at::empty({1}, TensorOptions().dtype(kLong).device(self.device()));
-    unsigned long long first_bad = std::numeric_limits<unsigned long long>::max();
-    EMBER_CUDA_CHECK(cudaMemcpyAsync(flag._mutable_data_ptr_internal(), &first_bad, sizeof(first_bad), cudaMemcpyHostToDevice, stream));
-    EMBER_DISPATCH_ALL_FLOATING(probs.scalar_type(), "bernoulli", [&] {
-      const int64_t blocks = std::min<int64_t>((n + 255) / 256, static_cast<int64_t>(::ember::cuda::sm_count()) * 8);
-      first_bad_probability_kernel<scalar_t><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
-          probs._mutable_data_ptr_internal<scalar_t>(), n, static_cast<unsigned long long*>(flag._mutable_data_ptr_internal()));
-      EMBER_CUDA_KERNEL_LAUNCH_CHECK("bernoulli");
-      EMBER_CUDA_CHECK(cudaMemcpyAsync(&first_bad, flag._mutable_data_ptr_internal(), sizeof(first_bad), cudaMemcpyDeviceToHost, stream));
-      EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
-      if (first_bad != std::numeric_limits<unsigned long long>::max()) {
-        scalar_t bad;
-        EMBER_CUDA_CHECK(cudaMemcpyAsync(&bad, probs._mutable_data_ptr_internal<scalar_t>() + first_bad, sizeof(bad), cudaMemcpyDeviceToHost, stream));
-        EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
-        EMBER_CHECK(false, "[bernoulli] expected all probabilities in [0, 1]; got ", as_double(bad), " at flat index ",
-                    static_cast<int64_t>(first_bad));
-      }
-    });
-  }
+  check_probs(probs, "bernoulli");
   Tensor out = at::empty(self.sizes(), self.options());
   fill_random(out, "bernoulli", generator, 2, [&](Tensor& dst, ember::philox::State s) {
     EMBER_DISPATCH_ALL_FLOATING(dst.scalar_type(), "bernoulli", [&] {
-      BernoulliTensorFn<scalar_t> f{dst._mutable_data_ptr_internal<scalar_t>(), probs._mutable_data_ptr_internal<scalar_t>()};
+      BernoulliTensorFn<scalar_t> f{dst._mutable_data_ptr_internal<scalar_t>(), probs.const_data_ptr<scalar_t>()};
       ::ember::cuda::launch_philox_groups<2>(dst.numel(), s, f, "bernoulli");
     });
   });
   return out;
+}
+
+// bernoulli_(p), p broadcast to self: the probabilities as float64 in self's shape, row-major as
+// fill_random writes the draws.
+Tensor& bernoulli_Tensor_cuda(Tensor& self, const Tensor& p, std::optional<Generator> generator) {
+  EMBER_CHECK(p.is_floating_point(), "[bernoulli_] expected a floating-point tensor of probabilities p; got ", dtype_str(p));
+  EMBER_CHECK(self.is_cuda(), "[bernoulli_] expected a CUDA tensor; got self on ", self.device());
+  EMBER_CHECK(ember::broadcast_shapes("bernoulli_", self.sizes(), p.sizes()) == self.sizes().vec(),
+              "[bernoulli_] expected p to broadcast to self's shape ", self.sizes(), "; got p of shape ", p.sizes());
+  ::ember::cuda::DeviceGuard guard(self.device().index());
+  const Tensor given = p.to(self.device(), kDouble).contiguous();
+  check_probs(given, "bernoulli_");
+  const Tensor probs = given.expand(self.sizes()).contiguous();
+  return fill_random(self, "bernoulli_", generator, 2, [&](Tensor& dst, ember::philox::State s) {
+    EMBER_DISPATCH_ALL(dst.scalar_type(), "bernoulli_", [&] {
+      BernoulliTensorFn<scalar_t, double> f{dst._mutable_data_ptr_internal<scalar_t>(), probs.const_data_ptr<double>()};
+      ::ember::cuda::launch_philox_groups<2>(dst.numel(), s, f, "bernoulli_");
+    });
+  });
 }
 
 }  // namespace at::native

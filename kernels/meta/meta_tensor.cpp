@@ -95,6 +95,15 @@ Tensor& exponential_meta(Tensor& self, double lambd, std::optional<Generator> ge
   return self;
 }
 
+Tensor& bernoulli_Tensor_meta(Tensor& self, const Tensor& p, std::optional<Generator> generator) {
+  (void)generator;
+  EMBER_CHECK(isFloatingType(p.scalar_type()), "[bernoulli_] expected a floating-point tensor of probabilities p; got ",
+              c10::dtypeName(p.scalar_type()));
+  EMBER_CHECK(ember::broadcast_shapes("bernoulli_", self.sizes(), p.sizes()) == self.sizes().vec(),
+              "[bernoulli_] expected p to broadcast to self's shape ", self.sizes(), "; got p of shape ", p.sizes());
+  return self;
+}
+
 Tensor& log_normal_meta(Tensor& self, double mean, double std, std::optional<Generator> generator) {
   (void)generator;
   (void)mean;

@@ -164,6 +164,19 @@ inline std::vector<Case> all() {
       return torch::bernoulli(wave({4, 5}, 1, dt).abs() * 1.5);
     });
   seeded("bernoulli.probs.transposed", 12, [] { return torch::bernoulli(wave({5, 4}, 2).abs().t() * 1.5); });
+  // bernoulli_(tensor p): p broadcast to self, draws in self's memory order.
+  for (auto pdt : {torch::kFloat, torch::kDouble, torch::kHalf})
+    seeded(std::string("bernoulli_.Tensor.") + c10::toString(pdt), 12, [pdt] {
+      return torch::empty({4, 5}).bernoulli_(wave({5}, 1, pdt).abs() * 1.5);
+    });
+  seeded("bernoulli_.Tensor.transposed", 12, [] {
+    Tensor base = torch::zeros({5, 4}, torch::kDouble);
+    base.t().bernoulli_(wave({4, 5}, 3, torch::kDouble).abs() * 1.5);
+    return base;
+  });
+  seeded("bernoulli_.Tensor.int_self", 12, [] {
+    return torch::empty({3, 6}, torch::kInt).bernoulli_(wave({3, 1}, 2).abs() * 1.5).to(torch::kDouble);
+  });
   for (auto dt : {torch::kFloat, torch::kDouble, torch::kHalf})
     seeded(std::string("exponential_.") + c10::toString(dt), 13, [dt] { return torch::empty({10}, dt).exponential_(2.5); });
   // log_normal_, cauchy_, geometric_.
@@ -182,6 +195,8 @@ inline std::vector<Case> all() {
   for (auto dt : {torch::kFloat, torch::kDouble, torch::kHalf, torch::kBFloat16})
     seeded(std::string("cauchy_.") + c10::toString(dt), 15, [dt] { return torch::empty({21}, dt).cauchy_(1.5, 0.25); });
   seeded("cauchy_.defaults", 15, [] { return torch::empty({6}, torch::kDouble).cauchy_(); });
+  seeded("cauchy_.inexact_scale", 15, [] { return torch::empty({40}, torch::kDouble).cauchy_(0.7, 0.3); });
+  seeded("log_normal_.inexact_scale", 15, [] { return torch::empty({40}, torch::kDouble).log_normal_(0.7, 0.3); });
   for (auto dt : {torch::kFloat, torch::kDouble, torch::kHalf, torch::kLong, torch::kInt, torch::kShort, torch::kInt8, torch::kUInt8})
     seeded(std::string("geometric_.") + c10::toString(dt), 16, [dt] { return torch::empty({15}, dt).geometric_(0.3).to(torch::kDouble); });
   // p = 0.002: draws past 127 and 255, which int8 and uint8 hold as libtorch's cast leaves them.

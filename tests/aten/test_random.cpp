@@ -374,17 +374,48 @@ TEST_CASE("randint_like, rand_like and randperm with generators", "[random]") {
   CHECK(torch::randint_like(torch::zeros({3}), 4, torch::kLong).scalar_type() == at::kLong);
   CHECK_THROWS_WITH(torch::randint_like(x, 5, 5), Catch::StartsWith("[randint_like] expected low < high; got low 5, high 5"));
   CHECK_THROWS_WITH(torch::randint_like(x, 0), Catch::StartsWith("[randint_like] expected low < high; got low 0, high 0"));
-  // An explicit generator leaves the default stream alone.
+  // An explicit generator draws from its own stream and leaves the default one alone.
   at::Generator g1 = at::make_generator<at::CPUGeneratorImpl>(5), g2 = at::make_generator<at::CPUGeneratorImpl>(5);
   torch::manual_seed(1);
-  at::Tensor p1 = torch::randperm(30, g1);
-  const double after1 = torch::rand({1}, torch::kDouble).item<double>();
+  const double untouched = torch::rand({1}, torch::kDouble).item<double>();
   torch::manual_seed(1);
+  at::Tensor p1 = torch::randperm(30, g1);
+  CHECK(torch::rand({1}, torch::kDouble).item<double>() == untouched);
   at::Tensor p2 = torch::randperm(30, g2);
-  CHECK(torch::rand({1}, torch::kDouble).item<double>() == after1);
   CHECK(values(p1) == values(p2));
+  torch::manual_seed(5);  // the default generator at the same seed: the same permutation
+  CHECK(values(torch::randperm(30)) == values(p1));
   CHECK(values(std::get<0>(p1.sort())) == values(torch::arange(30, torch::kLong)));
   CHECK(torch::randperm(4, g1, torch::kInt).scalar_type() == at::kInt);
   CHECK(torch::randperm(4, torch::TensorOptions().device(torch::kMeta)).scalar_type() == at::kLong);
   CHECK(values(torch::rand_like(x.to(torch::kFloat), g1)) != values(torch::rand_like(x.to(torch::kFloat), g1)));
+}
+
+TEST_CASE("bernoulli_ with a tensor of probabilities", "[random]") {
+  torch::manual_seed(2);
+  at::Tensor probs = torch::tensor({0.0, 0.25, 1.0}, torch::kDouble);
+  auto v = values(torch::empty({20000, 3}).bernoulli_(probs));
+  double ones[3] = {0, 0, 0};
+  for (size_t i = 0; i < v.size(); ++i) ones[i % 3] += v[i];
+  CHECK(ones[0] == 0);
+  CHECK(ones[2] == 20000);
+  CHECK(std::abs(ones[1] / 20000 - 0.25) < 0.02);
+  // p may alias self: the probabilities are read before any draw is written.
+  at::Tensor x = torch::full({6}, 1.0);
+  x.bernoulli_(x);
+  CHECK(values(x) == std::vector<double>(6, 1.0));
+  at::Tensor keep = torch::full({3}, 7.0);
+  CHECK_THROWS_WITH(keep.bernoulli_(torch::tensor({0.5, NAN, 0.5})),
+                    Catch::StartsWith("[bernoulli_] expected all probabilities in [0, 1]; got nan at flat index 1"));
+  CHECK(values(keep) == std::vector<double>(3, 7.0));  // a refusal writes nothing
+  CHECK_THROWS_WITH(keep.bernoulli_(torch::tensor({-0.5, 0.5, 0.5})), Catch::StartsWith("[bernoulli_] expected all probabilities in [0, 1]; got -0.5"));
+  CHECK_THROWS_WITH(keep.bernoulli_(torch::tensor({1, 0, 1})), Catch::StartsWith("[bernoulli_] expected a floating-point tensor of probabilities p; got int64"));
+  CHECK_THROWS_WITH(keep.bernoulli_(torch::ones({2}) * 0.5), Catch::StartsWith("[bernoulli_] expected sizes that broadcast"));
+  CHECK_THROWS_WITH(keep.bernoulli_(torch::ones({2, 3}) * 0.5), Catch::StartsWith("[bernoulli_] expected p to broadcast to self's shape [3]; got p of shape [2, 3]"));
+  // Not differentiable through the draws: the gradients to self and p are zero.
+  at::Tensor p = torch::full({3}, 0.5, torch::requires_grad());
+  at::Tensor s = torch::ones({3}, torch::requires_grad()) * 1;
+  s.bernoulli_(p);
+  s.sum().backward();
+  CHECK(values(p.grad()) == std::vector<double>{0, 0, 0});
 }

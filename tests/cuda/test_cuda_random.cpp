@@ -336,9 +336,28 @@ TEST_CASE("CUDA log_normal_, cauchy_, geometric_: distributions, seeds and error
   auto a = doubles(at::empty({333}, gpu(at::kFloat)).cauchy_());
   torch::manual_seed(9);
   CHECK(doubles(at::empty({333}, gpu(at::kFloat)).cauchy_()) == a);
+  torch::manual_seed(9);
+  const auto untouched = doubles(at::empty({5}, gpu(at::kFloat)).cauchy_());
+  torch::manual_seed(9);
   at::Tensor p1 = at::randperm(50, at::cuda::detail::createCUDAGenerator(0, 5), gpu(at::kLong));
+  CHECK(doubles(at::empty({5}, gpu(at::kFloat)).cauchy_()) == untouched);  // the default stream did not move
   CHECK(p1.is_cuda());
   CHECK(longs(std::get<0>(p1.sort())) == longs(at::arange(50, gpu(at::kLong))));
+  CHECK(longs(at::randperm(50, at::cuda::detail::createCUDAGenerator(0, 5), gpu(at::kLong))) == longs(p1));
+  torch::manual_seed(5);
+  CHECK(longs(at::randperm(50, gpu(at::kLong))) == longs(p1));  // the default generator at that seed
+  // bernoulli_(tensor p) on the device: p broadcast, frequencies per column, refusals.
+  {
+    at::Tensor probs = at::tensor({0.0, 0.25, 1.0}, gpu(at::kDouble));
+    auto v = doubles(at::empty({200000, 3}, gpu(at::kFloat)).bernoulli_(probs));
+    double ones[3] = {0, 0, 0};
+    for (size_t i = 0; i < v.size(); ++i) ones[i % 3] += v[i];
+    CHECK(ones[0] == 0);
+    CHECK(ones[2] == 200000);
+    CHECK(std::abs(ones[1] / 200000 - 0.25) <= 5 * std::sqrt(0.25 * 0.75 / 200000));
+    CHECK_THROWS_WITH(at::empty({3}, gpu(at::kFloat)).bernoulli_(at::tensor({0.5, 1.5, 0.0}, gpu(at::kFloat))),
+                      Catch::StartsWith("[bernoulli_] expected all probabilities in [0, 1]; got 1.5 at flat index 1"));
+  }
   CHECK_THROWS_WITH(at::empty({3}, gpu(at::kFloat)).log_normal_(0, 0), Catch::StartsWith("[log_normal_] expected std > 0"));
   CHECK_THROWS_WITH(at::empty({3}, gpu(at::kFloat)).cauchy_(0, 0), Catch::StartsWith("[cauchy_] expected sigma > 0"));
   CHECK_THROWS_WITH(at::empty({3}, gpu(at::kFloat)).geometric_(1), Catch::StartsWith("[geometric_] expected 0 < p < 1"));
