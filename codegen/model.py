@@ -428,14 +428,21 @@ def _inplace_schema(s: Schema) -> Schema:
     return Schema(s.name + "_", s.overload, args, [Ret(None, Type("Tensor", alias="a", mutable=True))])
 
 
+def _has_tensor_options(s: Schema) -> bool:
+    names = [a.name for a in s.args]
+    return any(names[i:i + 4] == TENSOR_OPTIONS_ARGS for i in range(len(names)))
+
+
 def _out_schema(s: Schema, spec=None) -> Schema:
     """The out= form: the functional arguments, then keyword-only mutable tensors, one per result
     (`out` for one; for several, the names and overload an `out: {overload, names}` entry gives).
     The out tensors come last, so the Python binding can take them as one `out=` tuple."""
-    args = [Arg(a.name, Type(**{**a.type.__dict__}), a.default, a.kwarg_only) for a in s.args]
-    if spec is None:
+    # A factory's dtype/layout/device/pin_memory are out's (Note [Composite out= variants]).
+    args = [Arg(a.name, Type(**{**a.type.__dict__}), a.default, a.kwarg_only) for a in s.args
+            if not (_has_tensor_options(s) and a.name in TENSOR_OPTIONS_ARGS)]
+    if spec is None or spec.get("names") is None:
         args.append(Arg("out", Type("Tensor", alias="a", mutable=True), None, True))
-        ov = f"{s.overload}_out" if s.overload else "out"
+        ov = spec["overload"] if spec else (f"{s.overload}_out" if s.overload else "out")
         return Schema(s.name, ov, args, [Ret(None, Type("Tensor", alias="a", mutable=True))])
     letters = "abcdefgh"
     rets = []
@@ -446,11 +453,12 @@ def _out_schema(s: Schema, spec=None) -> Schema:
 
 
 def _check_composite_out(s: Schema, where: str, value):
-    """`out:` on a dispatch or composite op: `true` for one fresh Tensor result; for several fresh
-    Tensor results, `{overload: <name>, names: [<one per result>]}` (libtorch's overload and out argument
-    names: max.dim's is max.dim_max(..., *, Tensor(a!) max, Tensor(b!) max_values)). No TensorOptions
-    (whose out= form takes the dtype from `out`, which computing the functional result first cannot).
-    Returns the spec for _out_schema (None for one result)."""
+    """`out:` on a dispatch or composite op: `true` for one fresh Tensor result (`{overload: <name>}`
+    where libtorch's overload name is not `<overload>_out`: arange.start_step's is start_out); for
+    several fresh Tensor results, `{overload: <name>, names: [<one per result>]}` (libtorch's overload
+    and out argument names: max.dim's is max.dim_max(..., *, Tensor(a!) max, Tensor(b!) max_values)).
+    A factory's out= form drops dtype/layout/device/pin_memory: they are out's.
+    Returns the spec for _out_schema (None for one result under the default name)."""
     rets = s.rets
     fresh = all(r.type.is_tensor and not r.type.is_list and r.type.alias is None for r in rets)
     if value is True:
@@ -459,6 +467,11 @@ def _check_composite_out(s: Schema, where: str, value):
                            f"{', '.join(str(r.type) for r in rets) or 'nothing'} (several results take "
                            f"'out: {{overload: ..., names: [...]}}')")
         spec = None
+    elif isinstance(value, dict) and set(value) - {"__line__"} == {"overload"} and isinstance(value["overload"], str):
+        if len(rets) != 1 or not fresh:
+            raise GenError(f"{where}: 'out: {{overload}}' needs an op that returns one new Tensor; '{s.full_name}' returns "
+                           f"{', '.join(str(r.type) for r in rets) or 'nothing'}")
+        spec = {"overload": value["overload"], "names": None}
     else:
         if not isinstance(value, dict) or set(value) - {"overload", "names", "__line__"} or \
                 not isinstance(value.get("overload"), str) or not isinstance(value.get("names"), list):
@@ -476,9 +489,11 @@ def _check_composite_out(s: Schema, where: str, value):
         spec = {"overload": value["overload"], "names": names}
     if any(a.type.mutable for a in s.args):
         raise GenError(f"{where}: 'out' needs an op that writes none of its arguments")
-    if set(TENSOR_OPTIONS_ARGS) <= {a.name for a in s.args}:
-        raise GenError(f"{where}: 'out' on an op with dtype/layout/device arguments: its out= form would "
-                       f"take them from `out`, which the generated form (functional result, then copy) cannot")
+    if set(TENSOR_OPTIONS_ARGS) <= {a.name for a in s.args} and not _has_tensor_options(s):
+        raise GenError(f"{where}: 'out' on an op whose dtype/layout/device/pin_memory arguments are not together")
+    if _has_tensor_options(s) and any(a.type.is_tensor for a in s.args):
+        raise GenError(f"{where}: 'out' on an op with tensor and dtype/layout/device arguments ('{s.full_name}'): "
+                       f"only factories' out= forms take those from `out`")
     return spec
 
 

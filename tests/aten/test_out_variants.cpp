@@ -311,3 +311,62 @@ TEST_CASE("torch:: spellings of the several-result out= forms", "[out_variants]"
   CHECK(values_of(cv) == std::vector<double>{4, 4, 4, 4});
   CHECK(values_of(ci) == std::vector<double>{0, 0, 0, 0});
 }
+
+TEST_CASE("factories' out= forms make the values in out's dtype, on out's device", "[out_variants]") {
+  at::Tensor z = at::full({7}, 5.0, at::kDouble);
+  CHECK(&at::zeros_out(z, {2, 3}) == &z);
+  CHECK(z.scalar_type() == at::kDouble);
+  CHECK(z.sizes() == at::IntArrayRef({2, 3}));  // resized
+  CHECK(values_of(z) == std::vector<double>(6, 0.0));
+  at::Tensor i = at::empty({0}, at::kInt);
+  at::arange_out(i, 0, 10, 3);
+  CHECK(i.scalar_type() == at::kInt);
+  CHECK(values_of(i) == std::vector<double>{0, 3, 6, 9});
+  at::arange_outf(4, i);
+  CHECK(values_of(i) == std::vector<double>{0, 1, 2, 3});
+  at::Tensor f = at::empty({0}, at::kLong);
+  at::full_out(f, {2}, 7);
+  CHECK(values_of(f) == std::vector<double>{7, 7});
+  at::Tensor e = at::empty({0}, at::kBool);
+  at::eye_out(e, 2, 3);
+  CHECK(e.scalar_type() == at::kBool);
+  CHECK(values_of(e) == std::vector<double>{1, 0, 0, 0, 1, 0});
+  at::Tensor l = at::empty({0}, at::kDouble);
+  at::linspace_out(l, 0, 1, 5);
+  CHECK(values_of(l) == std::vector<double>{0, 0.25, 0.5, 0.75, 1});
+  at::logspace_out(l, 0, 2, 3, 10.0);
+  CHECK(values_of(l) == std::vector<double>{1, 10, 100});
+  at::ones_out(l, {2});
+  CHECK(values_of(l) == std::vector<double>{1, 1});
+  // An out of the right shape keeps its strides and is written through them.
+  at::Tensor base = at::zeros({6});
+  at::Tensor t = base.slice(0, 0, 6, 2);
+  at::arange_out(t, 3);
+  CHECK(values_of(base) == std::vector<double>{0, 0, 1, 0, 2, 0});
+  // Random factories: the same numbers as the functional form with out's dtype, from the same seed.
+  at::Tensor r = at::empty({0}, at::kDouble);
+  torch::manual_seed(4);
+  at::rand_out(r, {5});
+  torch::manual_seed(4);
+  CHECK(values_of(r) == values_of(at::rand({5}, at::kDouble)));
+  at::Tensor n = at::empty({0});
+  torch::manual_seed(4);
+  at::normal_out(n, 1.0, 2.0, {20});
+  torch::manual_seed(4);
+  CHECK(values_of(n) == values_of(at::normal(1.0, 2.0, {20})));
+  at::Tensor p = at::empty({0}, at::kInt);
+  torch::manual_seed(4);
+  at::randperm_out(p, 9);
+  CHECK(p.scalar_type() == at::kInt);
+  torch::manual_seed(4);
+  CHECK(values_of(p) == values_of(at::randperm(9, at::kLong)));
+  at::Tensor ri = at::empty({0}, at::kFloat);
+  at::Generator g1 = at::make_generator<at::CPUGeneratorImpl>(3), g2 = at::make_generator<at::CPUGeneratorImpl>(3);
+  at::randint_out(ri, -5, 5, {8}, g1);
+  CHECK(values_of(ri) == values_of(at::randint(-5, 5, {8}, g2, at::kFloat)));
+  // Refusals: a factory's bad arguments, an out that requires grad under grad mode.
+  CHECK_THROWS_WITH(at::arange_out(i, 0, 10, 0), StartsWith("[arange] expected a nonzero step"));
+  CHECK_THROWS_WITH(at::randint_out(ri, 5, 5, {2}), StartsWith("[randint] expected low < high"));
+  at::Tensor g = at::zeros({2}).requires_grad_(true);
+  CHECK_THROWS_WITH(at::zeros_out(g, {2}), Catch::Contains("[zeros_out]"));
+}

@@ -48,6 +48,11 @@ CASES = [
      "  out: {overload: o, names: [x]}\n  samples: [{self: [2]}]\n", 1, "expected 2 distinct names, one per result"),
     ("out name of an argument", "- func: foo(Tensor self) -> (Tensor a, Tensor b)\n  composite: true\n"
      "  out: {overload: o, names: [self, y]}\n  samples: [{self: [2]}]\n", 1, "already name arguments"),
+    ("out overload alone on several results", "- func: foo(Tensor self) -> (Tensor a, Tensor b)\n  composite: true\n"
+     "  out: {overload: o}\n  samples: [{self: [2]}]\n", 1, "'out: {overload}' needs an op that returns one new Tensor"),
+    ("out on a tensor op with options", "- func: foo(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, "
+     "Device? device=None, bool? pin_memory=None) -> Tensor\n  composite: true\n  out: true\n  samples: [{self: [2]}]\n",
+     1, "only factories' out= forms take those from `out`"),
     ("out neither true nor a mapping", "- func: foo(Tensor self) -> (Tensor a, Tensor b)\n  composite: true\n"
      "  out: [x, y]\n  samples: [{self: [2]}]\n", 1, "'out' is true or {overload: <name>, names:"),
 ]

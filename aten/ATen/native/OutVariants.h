@@ -18,6 +18,11 @@
 //   - `out` may be an input (libtorch refuses that for some ops, cat_out(x, {x, x})): the value is
 //     computed before `out` is written;
 //   - the version counter of `out` moves once, by the copy (Functions.cpp adds no bump for these).
+// A factory (zeros, arange, linspace, rand, randint, randperm, normal(mean, std, size), ...) takes no
+// dtype/layout/device in its out= form, as in libtorch: it is made in out's dtype on out's device,
+// then written into out. A random factory draws into that fresh tensor, so an out of its size and
+// contiguous holds libtorch's numbers for a seed (libtorch draws into out itself; a non-contiguous
+// out gets the same distribution in another order).
 // An op with several results (max.dim, sort, topk, aminmax, var_mean, native_layer_norm, ...) names
 // its out tensors in ops.yaml as libtorch does (`out: {overload: dim_max, names: [max, max_values]}`:
 // at::max_out(max, max_values, self, dim, keepdim)) and goes through write_outs(), which differs:
