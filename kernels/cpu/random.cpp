@@ -42,6 +42,7 @@
 #include <ATen/native/DispatchStub.h>
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/native/IntegerCast.h>
+#include <ATen/native/RandomChecks.h>
 #include <ATen/native/RandomDraws.h>
 #include "box_muller.h"
 #include <algorithm>
@@ -322,9 +323,7 @@ Tensor& bernoulli_draws(Tensor& self, const Tensor& probs, bool exact, const cha
 // bernoulli_(p) with a tensor of probabilities broadcast to self: one draw per element of self in
 // its memory order.
 Tensor& bernoulli_Tensor_cpu(Tensor& self, const Tensor& p, std::optional<Generator> generator) {
-  EMBER_CHECK(p.is_floating_point(), "[bernoulli_] expected a floating-point tensor of probabilities p; got ", dtype_str(p));
-  EMBER_CHECK(ember::broadcast_shapes("bernoulli_", self.sizes(), p.sizes()) == self.sizes().vec(),
-              "[bernoulli_] expected p to broadcast to self's shape ", self.sizes(), "; got p of shape ", p.sizes());
+  check_bernoulli_probs_arg(self, p);
   Tensor aligned = checked_probs(p, "bernoulli_").expand(self.sizes());
   if (!self.is_contiguous()) aligned = aligned.permute(memory_order(self));
   return bernoulli_draws(self, aligned.contiguous(), p.scalar_type() == kDouble, "bernoulli_", generator);
@@ -352,8 +351,7 @@ Tensor& exponential_cpu(Tensor& self, double lambd, std::optional<Generator> gen
 }
 
 Tensor& log_normal_cpu(Tensor& self, double mean, double std, std::optional<Generator> generator) {
-  EMBER_CHECK(self.is_floating_point(), "[log_normal_] expected a floating-point tensor; got self ", dtype_str(self));
-  EMBER_CHECK(std > 0.0, "[log_normal_] expected std > 0; got std ", std);
+  check_log_normal_args(self, std);
   return fill_serial(self, "log_normal_", generator, [&](Tensor& dst, CPUGeneratorImpl* g) {
     EMBER_DISPATCH_ALL_FLOATING(dst.scalar_type(), "log_normal_", [&] {
       scalar_t* p = dst._mutable_data_ptr_internal<scalar_t>();
@@ -363,8 +361,7 @@ Tensor& log_normal_cpu(Tensor& self, double mean, double std, std::optional<Gene
 }
 
 Tensor& cauchy_cpu(Tensor& self, double median, double sigma, std::optional<Generator> generator) {
-  EMBER_CHECK(self.is_floating_point(), "[cauchy_] expected a floating-point tensor; got self ", dtype_str(self));
-  EMBER_CHECK(sigma > 0.0, "[cauchy_] expected sigma > 0; got sigma ", sigma);
+  check_cauchy_args(self, sigma);
   constexpr double kPi = 3.14159265358979323846;
   return fill_serial(self, "cauchy_", generator, [&](Tensor& dst, CPUGeneratorImpl* g) {
     EMBER_DISPATCH_ALL_FLOATING(dst.scalar_type(), "cauchy_", [&] {
@@ -376,8 +373,7 @@ Tensor& cauchy_cpu(Tensor& self, double median, double sigma, std::optional<Gene
 }
 
 Tensor& geometric_cpu(Tensor& self, double p, std::optional<Generator> generator) {
-  EMBER_CHECK(self.scalar_type() != kBool, "[geometric_] expected a numeric tensor; got self bool");
-  EMBER_CHECK(p > 0.0 && p < 1.0, "[geometric_] expected 0 < p < 1; got p ", p);
+  check_geometric_args(self, p);
   const double denom = std::log1p(-p);
   return fill_serial(self, "geometric_", generator, [&](Tensor& dst, CPUGeneratorImpl* g) {
     EMBER_DISPATCH_ALL(dst.scalar_type(), "geometric_", [&] {

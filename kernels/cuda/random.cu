@@ -7,6 +7,7 @@
 #include <ATen/TensorIterator.h>
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/native/IntegerCast.h>
+#include <ATen/native/RandomChecks.h>
 #include <ATen/native/cuda/Random.cuh>
 #include <cmath>
 #include <limits>
@@ -281,8 +282,7 @@ Tensor& exponential_cuda(Tensor& self, double lambd, std::optional<Generator> ge
 }
 
 Tensor& log_normal_cuda(Tensor& self, double mean, double std, std::optional<Generator> generator) {
-  EMBER_CHECK(self.is_floating_point(), "[log_normal_] expected a floating-point tensor; got self ", dtype_str(self));
-  EMBER_CHECK(std > 0.0, "[log_normal_] expected std > 0; got std ", std);
+  check_log_normal_args(self, std);
   const int W = self.scalar_type() == kDouble ? 2 : 1;
   return fill_random(self, "log_normal_", generator, W, [&](Tensor& dst, ember::philox::State s) {
     EMBER_DISPATCH_ALL_FLOATING(dst.scalar_type(), "log_normal_", [&] {
@@ -293,8 +293,7 @@ Tensor& log_normal_cuda(Tensor& self, double mean, double std, std::optional<Gen
 }
 
 Tensor& cauchy_cuda(Tensor& self, double median, double sigma, std::optional<Generator> generator) {
-  EMBER_CHECK(self.is_floating_point(), "[cauchy_] expected a floating-point tensor; got self ", dtype_str(self));
-  EMBER_CHECK(sigma > 0.0, "[cauchy_] expected sigma > 0; got sigma ", sigma);
+  check_cauchy_args(self, sigma);
   return fill_random(self, "cauchy_", generator, 2, [&](Tensor& dst, ember::philox::State s) {
     EMBER_DISPATCH_ALL_FLOATING(dst.scalar_type(), "cauchy_", [&] {
       CauchyFn<scalar_t> f{dst._mutable_data_ptr_internal<scalar_t>(), median, sigma};
@@ -304,8 +303,7 @@ Tensor& cauchy_cuda(Tensor& self, double median, double sigma, std::optional<Gen
 }
 
 Tensor& geometric_cuda(Tensor& self, double p, std::optional<Generator> generator) {
-  EMBER_CHECK(self.scalar_type() != kBool, "[geometric_] expected a numeric tensor; got self bool");
-  EMBER_CHECK(p > 0.0 && p < 1.0, "[geometric_] expected 0 < p < 1; got p ", p);
+  check_geometric_args(self, p);
   const double denom = std::log1p(-p);
   return fill_random(self, "geometric_", generator, 2, [&](Tensor& dst, ember::philox::State s) {
     EMBER_DISPATCH_ALL(dst.scalar_type(), "geometric_", [&] {
@@ -363,10 +361,8 @@ Tensor bernoulli_cuda(const Tensor& self, std::optional<Generator> generator) {
 // bernoulli_(p), p broadcast to self: the probabilities as float64 in self's shape, row-major as
 // fill_random writes the draws.
 Tensor& bernoulli_Tensor_cuda(Tensor& self, const Tensor& p, std::optional<Generator> generator) {
-  EMBER_CHECK(p.is_floating_point(), "[bernoulli_] expected a floating-point tensor of probabilities p; got ", dtype_str(p));
   EMBER_CHECK(self.is_cuda(), "[bernoulli_] expected a CUDA tensor; got self on ", self.device());
-  EMBER_CHECK(ember::broadcast_shapes("bernoulli_", self.sizes(), p.sizes()) == self.sizes().vec(),
-              "[bernoulli_] expected p to broadcast to self's shape ", self.sizes(), "; got p of shape ", p.sizes());
+  check_bernoulli_probs_arg(self, p);
   ::ember::cuda::DeviceGuard guard(self.device().index());
   const Tensor given = p.to(self.device(), kDouble).contiguous();
   check_probs(given, "bernoulli_");

@@ -10,6 +10,7 @@
 #include <ATen/native/NativeFunctions.h>
 #include <ATen/MemoryOverlap.h>
 #include <ATen/TensorIterator.h>
+#include <ATen/native/RandomChecks.h>
 #include <c10/core/Allocator.h>
 
 namespace at::native {
@@ -97,35 +98,27 @@ Tensor& exponential_meta(Tensor& self, double lambd, std::optional<Generator> ge
 
 Tensor& bernoulli_Tensor_meta(Tensor& self, const Tensor& p, std::optional<Generator> generator) {
   (void)generator;
-  EMBER_CHECK(isFloatingType(p.scalar_type()), "[bernoulli_] expected a floating-point tensor of probabilities p; got ",
-              c10::dtypeName(p.scalar_type()));
-  EMBER_CHECK(ember::broadcast_shapes("bernoulli_", self.sizes(), p.sizes()) == self.sizes().vec(),
-              "[bernoulli_] expected p to broadcast to self's shape ", self.sizes(), "; got p of shape ", p.sizes());
+  check_bernoulli_probs_arg(self, p);
   return self;
 }
 
 Tensor& log_normal_meta(Tensor& self, double mean, double std, std::optional<Generator> generator) {
   (void)generator;
   (void)mean;
-  EMBER_CHECK(isFloatingType(self.scalar_type()), "[log_normal_] expected a floating-point tensor; got self ",
-              c10::dtypeName(self.scalar_type()));
-  EMBER_CHECK(std > 0.0, "[log_normal_] expected std > 0; got std ", std);
+  check_log_normal_args(self, std);
   return self;
 }
 
 Tensor& cauchy_meta(Tensor& self, double median, double sigma, std::optional<Generator> generator) {
   (void)generator;
   (void)median;
-  EMBER_CHECK(isFloatingType(self.scalar_type()), "[cauchy_] expected a floating-point tensor; got self ",
-              c10::dtypeName(self.scalar_type()));
-  EMBER_CHECK(sigma > 0.0, "[cauchy_] expected sigma > 0; got sigma ", sigma);
+  check_cauchy_args(self, sigma);
   return self;
 }
 
 Tensor& geometric_meta(Tensor& self, double p, std::optional<Generator> generator) {
   (void)generator;
-  EMBER_CHECK(self.scalar_type() != kBool, "[geometric_] expected a numeric tensor; got self bool");
-  EMBER_CHECK(p > 0.0 && p < 1.0, "[geometric_] expected 0 < p < 1; got p ", p);
+  check_geometric_args(self, p);
   return self;
 }
 
